@@ -1,0 +1,1 @@
+"""Data sources, splits, synthetic negatives and the data-set builders."""
