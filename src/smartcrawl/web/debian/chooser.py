@@ -1,0 +1,34 @@
+"""The language-chooser root page added to a site that has no page at ``/``."""
+
+from __future__ import annotations
+
+from html import escape
+
+from smartcrawl.langs import LANGUAGES, info
+from smartcrawl.web.debian.source import SiteSource
+
+
+def _names(lang: str) -> tuple[str, str]:
+    """(endonym, English name) of an ISO 639-3 code."""
+    try:
+        li = LANGUAGES.get(lang) or info(lang)
+    except KeyError:
+        return lang, lang
+    return li.endonym, li.name
+
+
+def chooser_html(source: SiteSource) -> bytes:
+    """A root page listing each language tree's start page (endonym, ``hreflang`` = the tree's code)."""
+    items = []
+    for tree in source.trees:
+        endonym, english = _names(tree.lang)
+        href = escape(tree.prefix + tree.start, quote=True)
+        label = escape(endonym if endonym == english else f"{endonym} ({english})")
+        items.append(f'<li><a href="{href}" hreflang="{escape(tree.code, quote=True)}">{label}</a></li>')
+    title = escape(source.title)
+    return (
+        "<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n"
+        f"<title>{title}</title>\n</head>\n<body>\n<h1>{title}</h1>\n<ul>\n"
+        + "\n".join(items)
+        + "\n</ul>\n</body>\n</html>\n"
+    ).encode("utf-8")
