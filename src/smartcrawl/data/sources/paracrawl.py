@@ -75,10 +75,14 @@ def _score(field: str) -> float | None:
 def _read_file(path: Path, rejects: Rejects, source: str | None) -> Iterator[ParaCrawlRow]:
     src_lang, trg_lang = pair_langs_from_name(path)
     src_name = source or source_name(path)
+    layout: tuple[int, int] | None = None
+    n_columns = 0
     for line in iter_lines(path, rejects):
         cols = line.split("\t")
-        layout = _LAYOUTS.get(len(cols))
-        if layout is None:
+        if layout is None:  # the first line with 8 or 9 columns fixes the file's layout
+            layout = _LAYOUTS.get(len(cols))
+            n_columns = len(cols)
+        if layout is None or len(cols) != n_columns:
             rejects.add("bad_columns", line)
             continue
         src_url, trg_url = clean_url(cols[0]), clean_url(cols[1])
@@ -92,8 +96,9 @@ def _read_file(path: Path, rejects: Rejects, source: str | None) -> Iterator[Par
 def read_paracrawl(path: str | Path, rejects: Rejects, *, source: str | None = None) -> Iterator[ParaCrawlRow]:
     """Stream the rows of one ``sorted.L1-L2`` file or of every such file under a directory.
 
-    ``source`` overrides the record source (default ``paracrawl-<release folder>``). Lines with a
-    column count other than 8 or 9 are rejected as ``bad_columns``, lines with an empty URL as
+    ``source`` overrides the record source (default ``paracrawl-<release folder>``). The first line
+    with 8 or 9 columns fixes a file's layout; lines with another column count are rejected as
+    ``bad_columns``, lines with an empty URL as
     ``empty_url``, undecodable lines as ``bad_encoding``. A file name that does not give two known
     languages raises :class:`ValueError`.
     """
