@@ -36,11 +36,11 @@ def write_cdx(path: Path, n: int, seed: int = 0) -> None:
     with path.open("w", encoding="utf-8") as f:
         langs = rng.choices(_LANGS, weights, k=n)
         for i in range(n):
-            host = hosts[rng.randrange(n_hosts)]
             j = i if rng.random() > 0.02 else rng.randrange(i + 1)  # ~2 % repeated URLs
-            url = f"https://{host}/section{j % 97}/page-{j}.html?lang={langs[i][:2]}"
+            host = hosts[(j * 7919) % n_hosts]
+            url = f"https://{host}/section{j % 97}/page-{j}.html?lang={langs[j][:2]}"
             key = ",".join(reversed(host.split("."))) + f")/section{j % 97}/page-{j}.html"
-            rec = {"url": url, "mime": "text/html", "status": "200", "languages": langs[i], "length": "12345"}
+            rec = {"url": url, "mime": "text/html", "status": "200", "languages": langs[j], "length": "12345"}
             f.write(f"{key} 20230201123456 {json.dumps(rec)}\n")
 
 
@@ -58,7 +58,7 @@ def main() -> None:
     write_cdx(cdx, args.urls)
     print(f"wrote {args.urls:,} CDX lines ({cdx.stat().st_size / 2**20:.0f} MiB) in {time.perf_counter() - t0:.1f} s")
     rejects = Rejects()
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     card = build_langid_dataset(
         iter_source_records([SourceSpec("cdx", str(cdx))], rejects),
         work / "langid",
@@ -67,9 +67,11 @@ def main() -> None:
         rejects=rejects,
     )
     elapsed = time.perf_counter() - t0
+    cpu = time.process_time() - c0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB -> GiB
     kept = sum(s["urls"] for s in card["splits"].values())  # type: ignore[union-attr]
-    print(f"prepared {args.urls:,} URLs in {elapsed:.1f} s: {args.urls / elapsed:,.0f} URLs/s; "
+    print(f"prepared {args.urls:,} URLs in {elapsed:.1f} s wall ({args.urls / elapsed:,.0f} URLs/s), "
+          f"{cpu:.1f} s CPU ({args.urls / cpu:,.0f} URLs/s per core); "
           f"kept {kept:,} in {card['languages']} languages; duplicates {card['duplicates']:,}; "
           f"rejected {card['rejected_total']:,}; peak RSS {peak:.2f} GiB")
     if args.workdir is None:

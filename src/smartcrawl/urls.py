@@ -16,6 +16,9 @@ import tldextract
 _EXTRACT = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None)
 
 _SCHEME_RE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
+_WHITESPACE_RE = re.compile(r"\s")
+# Fast path for the common case: scheme, then a netloc without userinfo or IPv6 brackets.
+_SIMPLE_NETLOC_RE = re.compile(r"^(https?)://([A-Za-z0-9.-]+)(?::(\d{1,5}))?(?=[/?#]|$)", re.IGNORECASE)
 
 
 class BadURL(ValueError):
@@ -51,11 +54,17 @@ def host_parts(host: str) -> HostParts:
 
 def url_host(url: str) -> str:
     """Lower-cased host of an absolute http(s) URL; raises :class:`BadURL` when there is none."""
-    if not url or not url.strip():
-        raise BadURL("empty_url", url)
-    if any(c.isspace() for c in url.strip()):
-        raise BadURL("whitespace_in_url", url)
     url = url.strip()
+    if not url:
+        raise BadURL("empty_url", url)
+    if _WHITESPACE_RE.search(url):
+        raise BadURL("whitespace_in_url", url)
+    m = _SIMPLE_NETLOC_RE.match(url)
+    if m:
+        host = m.group(2).lower().rstrip(".")
+        if "." not in host:
+            raise BadURL("no_host", url)
+        return host
     if not _SCHEME_RE.match(url):
         url = "http://" + url
     try:

@@ -109,13 +109,21 @@ def build_langid_dataset(
     per_lang: dict[str, dict[str, int]] = {}
     domains: dict[str, set[str]] = defaultdict(set)
     for lang in sorted(kept):
+        columns = {s: {"url": [], "lang": [], "domain": [], "source": []} for s in SPLITS}
         # Highest hash priority first = a deterministic shuffle within the language.
-        for neg_prio, url, domain, source in sorted(kept[lang].heap):
-            split = fractions.split_of(domain)
-            writer.write(split, {"url": url, "lang": lang, "domain": domain, "source": source})
-            counts = per_lang.setdefault(lang, dict.fromkeys(SPLITS, 0))
-            counts[split] += 1
-            domains[split].add(domain)
+        for _, url, domain, source in sorted(kept[lang].heap):
+            cols = columns[fractions.split_of(domain)]
+            cols["url"].append(url)
+            cols["domain"].append(domain)
+            cols["source"].append(source)
+        per_lang[lang] = {}
+        for split, cols in columns.items():
+            n = len(cols["url"])
+            per_lang[lang][split] = n
+            if n:
+                cols["lang"] = [lang] * n
+                writer.write_columns(split, cols)
+                domains[split].update(cols["domain"])
     paths = writer.close()
     elapsed = time.perf_counter() - started
 
