@@ -80,15 +80,17 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         )
 
     from smartcrawl.data.negatives import parse_negatives
-    from smartcrawl.data.parallel_dataset import build_parallel_dataset
+    from smartcrawl.data.parallel_dataset import build_parallel_dataset, check_options
 
     try:
         generators = parse_negatives(str(cfg.negatives))
     except ValueError as exc:
-        raise ConfigError(f"negatives: {exc}") from exc
-    per_positive = int(data.per_positive)
-    if per_positive < 0:
-        raise ConfigError(f"data.per_positive: must be >= 0, got {per_positive}")
+        raise ConfigError(str(exc)) from exc
+    per_positive, fallback, lett_per_positive = data.per_positive, data.fallback, data.lett_per_positive
+    try:
+        check_options(generators, per_positive, fallback, lett_per_positive)
+    except ValueError as exc:
+        raise ConfigError(f"data.{exc}") from exc
     return build_parallel_dataset(
         sources=source_specs(data.sources, "data.sources"),
         test_sources=source_specs(data.test_sources, "data.test_sources"),
@@ -99,5 +101,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         seed=int(cfg.seed),
         lett_sources=source_specs(data.get("lett_sources"), "data.lett_sources"),
         rejects=rejects,
+        fallback=fallback,
+        lett_per_positive=lett_per_positive,
         config=resolved,
     )
