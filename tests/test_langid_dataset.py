@@ -57,3 +57,11 @@ def test_cap_is_independent_of_input_order(tmp_path: Path) -> None:
     ua = set(pd.read_parquet(tmp_path / "a" / "train.parquet")["url"])
     ub = set(pd.read_parquet(tmp_path / "b" / "train.parquet")["url"])
     assert ua == ub
+
+
+def test_splits_are_shuffled_across_languages(tmp_path: Path) -> None:
+    fractions = SplitFractions({"train": 0.8, "dev": 0.1, "test": 0.1})
+    build_langid_dataset(_records()[:600], tmp_path, fractions, max_per_lang=1000)
+    train = pd.read_parquet(tmp_path / "train.parquet")
+    # A prefix of the file is a sample of every language, not the first language only.
+    assert set(train["lang"].iloc[:60]) == {"eng", "isl", "mlt"}

@@ -105,25 +105,30 @@ def build_langid_dataset(
         sample.offer(key, rec.url, domain, rec.source)
     del first_lang
 
-    writer = SplitWriter(out, LANGID_SCHEMA, SPLITS)
+    # Rows of every language, each split ordered by the URL's hash: a deterministic shuffle, so any
+    # prefix of a split is a uniform sample (the training curriculum and the caps rely on it).
+    per_split: dict[str, list[tuple[int, str, str, str, str]]] = {s: [] for s in SPLITS}
     per_lang: dict[str, dict[str, int]] = {}
-    domains: dict[str, set[str]] = defaultdict(set)
     for lang in sorted(kept):
-        columns = {s: {"url": [], "lang": [], "domain": [], "source": []} for s in SPLITS}
-        # Highest hash priority first = a deterministic shuffle within the language.
-        for _, url, domain, source in sorted(kept[lang].heap):
-            cols = columns[fractions.split_of(domain)]
-            cols["url"].append(url)
-            cols["domain"].append(domain)
-            cols["source"].append(source)
-        per_lang[lang] = {}
-        for split, cols in columns.items():
-            n = len(cols["url"])
-            per_lang[lang][split] = n
-            if n:
-                cols["lang"] = [lang] * n
-                writer.write_columns(split, cols)
-                domains[split].update(cols["domain"])
+        counts = per_lang[lang] = dict.fromkeys(SPLITS, 0)
+        for neg_prio, url, domain, source in kept[lang].heap:
+            split = fractions.split_of(domain)
+            per_split[split].append((-neg_prio, url, lang, domain, source))
+            counts[split] += 1
+        kept[lang].heap = []
+    writer = SplitWriter(out, LANGID_SCHEMA, SPLITS)
+    domains: dict[str, set[str]] = defaultdict(set)
+    for split, rows in per_split.items():
+        rows.sort()
+        for i in range(0, len(rows), writer.batch_rows):
+            chunk = rows[i : i + writer.batch_rows]
+            cols = {
+                "url": [r[1] for r in chunk], "lang": [r[2] for r in chunk],
+                "domain": [r[3] for r in chunk], "source": [r[4] for r in chunk],
+            }
+            writer.write_columns(split, cols)
+            domains[split].update(cols["domain"])
+        rows.clear()
     paths = writer.close()
     elapsed = time.perf_counter() - started
 
@@ -132,7 +137,8 @@ def build_langid_dataset(
         "splits": {s: {"urls": writer.rows[s], "domains": len(domains[s]), "file": str(paths[s])} for s in SPLITS},
         "languages": len(per_lang),
         "per_language": per_lang,
-        "capped": {lang: s.seen - len(s.heap) for lang, s in sorted(kept.items()) if s.seen > len(s.heap)},
+        "capped": {lang: s.seen - sum(per_lang[lang].values()) for lang, s in sorted(kept.items())
+                   if s.seen > sum(per_lang[lang].values())},
         "input_records": n_in,
         "duplicates": duplicates,
         "kept_per_source": dict(by_source),
