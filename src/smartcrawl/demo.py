@@ -67,6 +67,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     data, origin = choose_data(args.shared_data, args.sample_dir)
     common = [f"paths.shared_data={data.resolve()}", f"paths.prepared_dir={args.out}"]
+    if data != args.shared_data:  # keep the sample's cards away from the real results
+        common.append(f"paths.results_dir={args.sample_dir.parent / 'sample-results'}")
     with initialize_config_dir(config_dir=str(conf_dir()), version_base="1.3"):
         langid = run(compose("prepare_data", overrides=["task=langid", *common]))
         parallel = run(compose("prepare_data", overrides=["task=parallel", "negatives=rand+jaccard+remove", *common]))

@@ -60,7 +60,19 @@ def split_fractions(cfg_data: DictConfig) -> SplitFractions:
 
 
 def run(cfg: DictConfig) -> dict[str, Any]:
-    """Prepare the data set of ``cfg.task_name``; returns its card."""
+    """Prepare the data set of ``cfg.task_name``; returns its card (also copied to ``data.card_copy``)."""
+    card = _build(cfg)
+    copy = cfg.data.get("card_copy")
+    if copy:
+        from smartcrawl.data.parquet_io import write_card
+
+        Path(copy).parent.mkdir(parents=True, exist_ok=True)
+        write_card(copy, {k: v for k, v in card.items() if k != "config"})
+        log.info("card: %s (copy: %s)", Path(cfg.data.out_dir) / "card.json", copy)
+    return card
+
+
+def _build(cfg: DictConfig) -> dict[str, Any]:
     task = cfg.get("task_name")
     if task not in TASKS:
         raise ConfigError(f"task_name: unknown task {task!r}; allowed: {', '.join(TASKS)} (choose with task=...)")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import multiprocessing
 import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
@@ -77,6 +78,11 @@ def write_training_file(fh: IO[str], urls: Iterable[str], labels: Iterable[str])
     return n
 
 
+def _train_and_save(kwargs: dict[str, Any], out: str) -> None:
+    """Child-process body of :meth:`FastTextUrlClassifier.train_file`."""
+    fasttext.train_supervised(**kwargs).save_model(out)
+
+
 class FastTextUrlClassifier:
     """Language of a URL with a supervised fastText model over pre-processed URLs."""
 
@@ -85,14 +91,24 @@ class FastTextUrlClassifier:
 
     @classmethod
     def train_file(cls, path: str | Path, params: FastTextParams | None = None, verbose: int = 0) -> FastTextUrlClassifier:
-        """Train on a file already in fastText's ``__label__`` format (see :func:`write_training_file`)."""
+        """Train on a file already in fastText's ``__label__`` format (see :func:`write_training_file`).
+
+        Training runs in a fresh child process: fastText's trainer was seen to fail with
+        "Encountered NaN" in a process where PyTorch had already trained a model (reproducible in
+        the test suite, not with fastText alone), so it gets a clean process of its own.
+        """
         p = params or FastTextParams()
-        model = fasttext.train_supervised(
+        kwargs = dict(
             input=str(path), dim=p.dim, minn=p.minn, maxn=p.maxn, lr=p.lr, epoch=p.epoch, loss=p.loss,
             wordNgrams=p.word_ngrams, bucket=p.bucket, minCount=p.min_count, thread=p.threads, seed=p.seed,
             label=LABEL_PREFIX, verbose=verbose,
         )
-        return cls(model)
+        with tempfile.TemporaryDirectory(prefix="smartcrawl-fasttext-model-") as tmp:
+            out = Path(tmp) / "model.bin"
+            ctx = multiprocessing.get_context("spawn")
+            with ctx.Pool(1) as pool:
+                pool.apply(_train_and_save, (kwargs, str(out)))
+            return cls(fasttext.load_model(str(out)))
 
     @classmethod
     def train(

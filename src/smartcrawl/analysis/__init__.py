@@ -1,0 +1,1 @@
+"""Tables and figures made from the files under ``results/`` (never typed numbers)."""
