@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import resource
 import shutil
@@ -50,6 +51,7 @@ def main() -> None:
     ap.add_argument("--urls", type=int, default=2_000_000)
     ap.add_argument("--workdir", type=Path, default=None)
     ap.add_argument("--max-per-lang", type=int, default=600_000)
+    ap.add_argument("--json", type=Path, default=None, help="also write the figures to this JSON file")
     args = ap.parse_args()
     work = args.workdir or Path(tempfile.mkdtemp(prefix="smartcrawl-bench-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -74,6 +76,15 @@ def main() -> None:
           f"{cpu:.1f} s CPU ({args.urls / cpu:,.0f} URLs/s per core); "
           f"kept {kept:,} in {card['languages']} languages; duplicates {card['duplicates']:,}; "
           f"rejected {card['rejected_total']:,}; peak RSS {peak:.2f} GiB")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps({
+            "urls": args.urls, "seconds_wall": round(elapsed, 2), "seconds_cpu": round(cpu, 2),
+            "urls_per_s_wall": round(args.urls / elapsed), "urls_per_s_cpu": round(args.urls / cpu),
+            "peak_rss_gib": round(peak, 3), "kept": kept, "languages": card["languages"],
+            "duplicates": card["duplicates"], "max_per_lang": args.max_per_lang,
+            "load_average_1min": round(os.getloadavg()[0], 2), "cpus": os.cpu_count(),
+        }, indent=2) + "\n")
     if args.workdir is None:
         shutil.rmtree(work)
 

@@ -84,7 +84,19 @@ def registered_domain(url: str) -> str:
 
     Raises :class:`BadURL` for URLs without a usable host.
     """
+    m = _SIMPLE_NETLOC_RE.match(url)
+    if m is not None and not _WHITESPACE_RE.search(url):
+        # Hot path of data preparation: one cached look-up per distinct host name.
+        return _host_registered_domain(m.group(2))
     return host_parts(url_host(url)).registered_domain
+
+
+@functools.lru_cache(maxsize=262144)
+def _host_registered_domain(netloc: str) -> str:
+    host = netloc.lower().rstrip(".")
+    if "." not in host:
+        raise BadURL("no_host", netloc)
+    return host_parts(host).registered_domain
 
 
 def preprocess_url(url: str) -> str:

@@ -19,7 +19,7 @@ import pyarrow as pa
 
 from smartcrawl.data.parquet_io import SplitWriter, write_card
 from smartcrawl.data.records import LangRecord, Rejects, SourceSpec
-from smartcrawl.data.splits import SPLITS, SplitFractions, stable_hash64
+from smartcrawl.data.splits import SPLITS, SplitFractions, stable_hash32
 from smartcrawl.urls import BadURL, registered_domain
 
 log = logging.getLogger(__name__)
@@ -77,14 +77,16 @@ def build_langid_dataset(
     out = Path(out_dir)
     started = time.perf_counter()
     salt = fractions.salt
-    first_lang: dict[int, str] = {}  # url key -> language; one entry per distinct URL
+    # In-process 64-bit key per distinct URL (collisions are negligible at 2**64); the stable
+    # CRC-32 priority decides which URLs the cap keeps and the order of rows in each split.
+    first_lang: dict[int, str] = {}
     kept: dict[str, _Kept] = {}
     n_in = 0
     duplicates = 0
     by_source: Counter[str] = Counter()
     for rec in records:
         n_in += 1
-        key = stable_hash64(rec.url, salt)
+        key = hash(rec.url)
         prev = first_lang.get(key)
         if prev is not None:
             if prev != rec.lang:
@@ -102,7 +104,7 @@ def build_langid_dataset(
         sample = kept.get(rec.lang)
         if sample is None:
             sample = kept[rec.lang] = _Kept(max_per_lang, [])
-        sample.offer(key, rec.url, domain, rec.source)
+        sample.offer(stable_hash32(rec.url, salt), rec.url, domain, rec.source)
     del first_lang
 
     # Rows of every language, each split ordered by the URL's hash: a deterministic shuffle, so any

@@ -5,21 +5,24 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True, slots=True)
-class LangRecord:
-    """A URL and the language (ISO 639-3) of the document it points to."""
+class LangRecord(NamedTuple):
+    """A URL and the language (ISO 639-3) of the document it points to.
+
+    A NamedTuple, not a dataclass: readers create one per input line and this is the cheapest
+    immutable record Python has (it matters at CommonCrawl scale).
+    """
 
     url: str
     lang: str
     source: str
 
 
-@dataclass(frozen=True, slots=True)
-class PairRecord:
+class PairRecord(NamedTuple):
     """Two URLs whose documents are mutual translations; languages in ISO 639-3."""
 
     src_url: str

@@ -1,0 +1,166 @@
+"""Priorities of outlinks: bfs, cld2 and smart (the paper), computed outside the queue.
+
+Priorities follow the authors' Heritrix cost policies, written as costs (lower = fetched sooner)
+and handed to Scrapy as ``priority = -cost`` (higher = sooner); the frontier breaks ties
+first-in-first-out, so equal costs crawl breadth-first. Costs:
+
+============================================  ==================  =================
+link                                          threshold mode      ranking mode
+============================================  ==================  =================
+seed                                          1                   1
+to another registered domain (exploration)    1 (2/102 with ``prioritize_same_domain``)
+from a page outside the pair (or unknown)     2 (or dropped)      102 (or dropped)
+same domain, scored s = P(L'') x P(parallel)  1 if s >= t else 2  101 - round(100 s)
+============================================  ==================  =================
+
+robots.txt is fetched by Scrapy before any page of its host, outside the frontier (the best cost
+in Heritrix too). ``bfs`` gives every link cost 1; ``cld2`` gives cost 1 to links from pages in the
+pair and 2 to the others. With ``outside_pair="drop"`` the outlinks of pages outside the pair are
+not followed at all, except those of seed pages, which get the lowest cost.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from smartcrawl.crawl.config import StrategyConfig
+from smartcrawl.crawl.scope import same_domain
+from smartcrawl.crawl.scoring import UrlScorer
+
+BEST_COST = 1
+RANKING_LEVELS = 101
+
+
+def priority_of(cost: int) -> int:
+    """Scrapy priority (higher first) of a Heritrix-style cost (lower first)."""
+    return -int(cost)
+
+
+@dataclass(frozen=True)
+class ParentPage:
+    """The downloaded page whose outlinks are being ranked."""
+
+    url: str
+    lang: str
+    reliable: bool = True
+    is_seed: bool = False
+
+
+@dataclass(frozen=True)
+class LinkPriority:
+    """Priority of one outlink (Scrapy convention) and its smart score, when it was scored."""
+
+    priority: int
+    score: float | None = None
+
+
+class Strategy(ABC):
+    """Priorities of seeds and outlinks; ``None`` for an outlink means "do not follow"."""
+
+    name: str = "base"
+
+    def __init__(self, config: StrategyConfig, pair: Sequence[str]) -> None:
+        self.config = config
+        self.pair: tuple[str, str] = (str(pair[0]), str(pair[1]))
+
+    def seed_priority(self) -> int:
+        """Priority of a seed URL."""
+        return priority_of(BEST_COST)
+
+    def in_pair(self, page: ParentPage) -> bool:
+        """Whether the page's CLD2 language is one of the pair (and reliable, if so configured)."""
+        if self.config.reliable_only and not page.reliable:
+            return False
+        return page.lang in self.pair
+
+    @abstractmethod
+    def outlink_priorities(self, parent: ParentPage, links: Sequence[str]) -> list[LinkPriority | None]:
+        """One :class:`LinkPriority` (or ``None`` = drop) per link, in order."""
+
+    def _outside_pair(self, parent: ParentPage, n: int, lowest_cost: int) -> list[LinkPriority | None]:
+        if self.config.outside_pair == "drop" and not parent.is_seed:
+            return [None] * n
+        return [LinkPriority(priority_of(lowest_cost))] * n
+
+
+class BfsStrategy(Strategy):
+    """Every link has the same priority: first in, first out (default Heritrix)."""
+
+    name = "bfs"
+
+    def outlink_priorities(self, parent: ParentPage, links: Sequence[str]) -> list[LinkPriority | None]:
+        """Cost 1 for every link."""
+        return [LinkPriority(priority_of(BEST_COST))] * len(links)
+
+
+class Cld2Strategy(Strategy):
+    """Links from pages in the pair first, the rest after (the paper's Heritrix+CLD2)."""
+
+    name = "cld2"
+
+    def outlink_priorities(self, parent: ParentPage, links: Sequence[str]) -> list[LinkPriority | None]:
+        """Cost 1 from pages in the pair; cost 2 (or dropped) from the others."""
+        if not self.in_pair(parent):
+            return self._outside_pair(parent, len(links), BEST_COST + 1)
+        return [LinkPriority(priority_of(BEST_COST))] * len(links)
+
+
+class SmartStrategy(Strategy):
+    """The paper's Heritrix+CLD2+smart: same-domain links scored by P(lang(v) = L'') x P(parallel(u, v))."""
+
+    name = "smart"
+
+    def __init__(self, config: StrategyConfig, pair: Sequence[str], scorer: UrlScorer) -> None:
+        super().__init__(config, pair)
+        self.scorer = scorer
+        self.lowest_cost = BEST_COST + 1 if config.mode == "threshold" else RANKING_LEVELS + 1
+
+    def cost_of_score(self, score: float) -> int:
+        """Cost of a scored link: 2 levels (threshold mode) or 101 levels (ranking mode)."""
+        if self.config.mode == "threshold":
+            return BEST_COST if score >= self.config.threshold else BEST_COST + 1
+        return RANKING_LEVELS - int(score * 100.0 + 0.5) + BEST_COST - 1
+
+    def outlink_priorities(self, parent: ParentPage, links: Sequence[str]) -> list[LinkPriority | None]:
+        """Score the same-domain links in one batch; fixed costs for the others (module table)."""
+        if not links:
+            return []
+        if not self.in_pair(parent):
+            return self._outside_pair(parent, len(links), self.lowest_cost)
+        other = self.pair[1] if parent.lang == self.pair[0] else self.pair[0]
+        cross_cost = self.lowest_cost if self.config.prioritize_same_domain else BEST_COST
+        out: list[LinkPriority | None] = [LinkPriority(priority_of(cross_cost))] * len(links)
+        scored = [i for i, v in enumerate(links) if same_domain(parent.url, v)]
+        if not scored:
+            return out
+        targets = [links[i] for i in scored]
+        p_lang = _probabilities(self.scorer.lang_probs(targets, other), len(targets), "lang_probs")
+        p_par = _probabilities(self.scorer.parallel_probs([(parent.url, v) for v in targets]), len(targets),
+                               "parallel_probs")
+        for i, score in zip(scored, (p_lang * p_par).tolist()):
+            out[i] = LinkPriority(priority_of(self.cost_of_score(score)), float(score))
+        return out
+
+
+def _probabilities(values: np.ndarray, n: int, what: str) -> np.ndarray:
+    arr = np.asarray(values, dtype=np.float64).reshape(-1)
+    if arr.shape[0] != n:
+        raise ValueError(f"scorer {what} returned {arr.shape[0]} values for {n} inputs")
+    return np.clip(np.nan_to_num(arr, nan=0.0), 0.0, 1.0)
+
+
+def build_strategy(config: StrategyConfig, pair: Sequence[str], scorer: UrlScorer | None = None) -> Strategy:
+    """The strategy named by ``config.name``; ``smart`` needs a scorer."""
+    if len(pair) != 2:
+        raise ValueError(f"a language pair has two languages, got {list(pair)}")
+    if config.name == "bfs":
+        return BfsStrategy(config, pair)
+    if config.name == "cld2":
+        return Cld2Strategy(config, pair)
+    if scorer is None:
+        raise ValueError("the smart strategy needs a UrlScorer (e.g. smartcrawl.crawl.scoring.RuleScorer)")
+    return SmartStrategy(config, pair, scorer)
