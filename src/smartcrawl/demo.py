@@ -16,18 +16,11 @@ from typing import Any
 
 from hydra import compose, initialize_config_dir
 
+from smartcrawl.confdir import conf_dir
 from smartcrawl.data.prepare import run
 from smartcrawl.data.sample import write_builtin_sample
 
 log = logging.getLogger("smartcrawl.demo")
-
-
-def conf_dir() -> Path:
-    """The repository's ``conf/`` directory (the demo runs from a checkout)."""
-    for cand in (Path(__file__).resolve().parents[2] / "conf", Path.cwd() / "conf"):
-        if (cand / "prepare_data.yaml").exists():
-            return cand
-    raise FileNotFoundError("conf/prepare_data.yaml not found: run the demo from the repository root")
 
 
 def choose_data(shared: Path, sample_dir: Path) -> tuple[Path, str]:

@@ -16,7 +16,6 @@ error).
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -24,20 +23,13 @@ from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
 
+from smartcrawl.confdir import conf_dir
 from smartcrawl.crawl.config import crawl_settings_from_mapping, strategy_from_mapping
 from smartcrawl.crawl.runner import CrawlSpec, run_crawls
 from smartcrawl.crawl.summary import CrawlSummary
 
 CONFIG_NAME = "crawl"
 INTERRUPTED = ("shutdown", "killed")
-
-
-def conf_dir() -> Path:
-    """The Hydra config dir: ``$SMARTCRAWL_CONF_DIR``, else ``conf/`` of the repository holding this package."""
-    env = os.environ.get("SMARTCRAWL_CONF_DIR")
-    if env:
-        return Path(env).resolve()
-    return Path(__file__).resolve().parents[3] / "conf"
 
 
 def read_seeds(seeds: Sequence[str] | None, seeds_file: str | None) -> list[str]:
