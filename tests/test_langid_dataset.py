@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from smartcrawl.data.langid_dataset import build_langid_dataset
 from smartcrawl.data.records import LangRecord, Rejects
@@ -65,3 +66,29 @@ def test_splits_are_shuffled_across_languages(tmp_path: Path) -> None:
     train = pd.read_parquet(tmp_path / "train.parquet")
     # A prefix of the file is a sample of every language, not the first language only.
     assert set(train["lang"].iloc[:60]) == {"eng", "isl", "mlt"}
+
+
+@pytest.mark.shared_data
+def test_real_data_is_domain_disjoint(shared_data: Path, tmp_path: Path) -> None:
+    from smartcrawl.data.langid_dataset import held_out_domains, iter_source_records
+    from smartcrawl.data.records import SourceSpec
+
+    sources = [
+        SourceSpec("paracrawl", str(shared_data / "paracrawl-human-evals")),
+        SourceSpec("wmt16", str(shared_data / "wmt16" / "train.pairs")),
+        SourceSpec("macocu", str(shared_data / "macocu" / "MaCoCu-sl-en-sample.tsv")),
+    ]
+    rejects = Rejects()
+    fractions = SplitFractions({"train": 0.8, "dev": 0.1, "test": 0.1})
+    held_out = held_out_domains([SourceSpec("wmt16", str(shared_data / "wmt16" / "test.pairs"))], Rejects())
+    card = build_langid_dataset(iter_source_records(sources, rejects), tmp_path, fractions, rejects=rejects,
+                                exclude_domains=held_out)
+    assert card["excluded_held_out_domains"]["urls"] > 0
+    assert 28 <= card["languages"] <= 32  # about 30 languages in the real data
+    frames = {s: pd.read_parquet(tmp_path / f"{s}.parquet") for s in ("train", "dev", "test")}
+    domains = {s: set(f["domain"]) for s, f in frames.items()}
+    assert not (domains["train"] & domains["dev"]) and not (domains["train"] & domains["test"])
+    assert not (domains["dev"] & domains["test"])
+    assert all(len(f) > 5000 for f in frames.values())
+    # WMT16 test sites never reach any split (ParaCrawl holds some of their URLs).
+    assert not (set().union(*domains.values()) & held_out)

@@ -225,7 +225,6 @@ def _check_real(card: dict, out: Path) -> None:
 
 @pytest.mark.shared_data
 def test_real_wmt16_and_macocu(shared_data: Path, tmp_path: Path) -> None:
-    pytest.importorskip("smartcrawl.data.sources", reason="smartcrawl.data.sources (the readers) is not there yet")
     sources, test_sources = _real_specs(shared_data, with_paracrawl=False)
     card = build_parallel_dataset(sources, test_sources, GENS, 1, FRACTIONS, tmp_path, 42)
     assert card["splits"][TEST_OUTPUT]["positives"] == 2402
@@ -236,7 +235,6 @@ def test_real_wmt16_and_macocu(shared_data: Path, tmp_path: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.shared_data
 def test_real_full_with_paracrawl(shared_data: Path, tmp_path: Path) -> None:
-    pytest.importorskip("smartcrawl.data.sources", reason="smartcrawl.data.sources (the readers) is not there yet")
     sources, test_sources = _real_specs(shared_data, with_paracrawl=True)
     card = build_parallel_dataset(sources, test_sources, GENS, 1, FRACTIONS, tmp_path, 42)
     assert card["totals"]["positives"] > 70000

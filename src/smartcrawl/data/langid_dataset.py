@@ -48,6 +48,17 @@ class _Kept:
             heapq.heapreplace(self.heap, item)
 
 
+def held_out_domains(sources: Iterable[SourceSpec], rejects: Rejects) -> frozenset[str]:
+    """Registered domains of every URL of the held-out sources (kept out of all splits)."""
+    domains = set()
+    for rec in iter_source_records(sources, rejects):
+        try:
+            domains.add(registered_domain(rec.url))
+        except BadURL as exc:
+            rejects.add(exc.reason, rec.url)
+    return frozenset(domains)
+
+
 def iter_source_records(sources: Iterable[SourceSpec], rejects: Rejects) -> Iterator[LangRecord]:
     """Stream the language records of every source, in order."""
     from smartcrawl.data.sources import iter_lang_records
@@ -63,13 +74,15 @@ def build_langid_dataset(
     max_per_lang: int = 600_000,
     rejects: Rejects | None = None,
     config: dict[str, object] | None = None,
+    exclude_domains: frozenset[str] = frozenset(),
 ) -> dict[str, object]:
     """Write ``{train,dev,test}.parquet`` and ``card.json`` into ``out_dir``; return the card.
 
     URLs are de-duplicated (the first language seen wins; a later, different label is counted as
     ``conflicting_language``), URLs without a registered domain are counted by reason, at most
     ``max_per_lang`` URLs per language are kept (a uniform sample, independent of input order), and
-    each web domain goes to exactly one split.
+    each web domain goes to exactly one split. URLs of ``exclude_domains`` (held-out test sets such
+    as WMT16 test) are left out and counted.
     """
     if max_per_lang <= 0:
         raise ValueError(f"data.max_per_lang must be a positive integer, got {max_per_lang}")
@@ -83,6 +96,7 @@ def build_langid_dataset(
     kept: dict[str, _Kept] = {}
     n_in = 0
     duplicates = 0
+    excluded = 0
     by_source: Counter[str] = Counter()
     for rec in records:
         n_in += 1
@@ -100,6 +114,9 @@ def build_langid_dataset(
             rejects.add(exc.reason, rec.url)
             continue
         first_lang[key] = rec.lang
+        if domain in exclude_domains:
+            excluded += 1
+            continue
         by_source[rec.source] += 1
         sample = kept.get(rec.lang)
         if sample is None:
@@ -143,6 +160,7 @@ def build_langid_dataset(
                    if s.seen > sum(per_lang[lang].values())},
         "input_records": n_in,
         "duplicates": duplicates,
+        "excluded_held_out_domains": {"domains": len(exclude_domains), "urls": excluded},
         "kept_per_source": dict(by_source),
         "rejects": rejects.summary(),
         "rejected_total": rejects.total,

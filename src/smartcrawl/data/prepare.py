@@ -81,14 +81,16 @@ def _build(cfg: DictConfig) -> dict[str, Any]:
     fractions = split_fractions(data)
     rejects = Rejects()
     if task == "langid":
-        from smartcrawl.data.langid_dataset import build_langid_dataset, iter_source_records
+        from smartcrawl.data.langid_dataset import build_langid_dataset, held_out_domains, iter_source_records
 
         max_per_lang = int(data.max_per_lang)
         if max_per_lang <= 0:
             raise ConfigError(f"data.max_per_lang: must be a positive integer, got {max_per_lang}")
         sources = source_specs(data.sources, "data.sources")
+        exclude = held_out_domains(source_specs(data.get("held_out_sources"), "data.held_out_sources"), Rejects())
         return build_langid_dataset(
-            iter_source_records(sources, rejects), data.out_dir, fractions, max_per_lang, rejects, resolved
+            iter_source_records(sources, rejects), data.out_dir, fractions, max_per_lang, rejects, resolved,
+            exclude_domains=exclude,
         )
 
     from smartcrawl.data.negatives import parse_negatives
