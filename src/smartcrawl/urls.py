@@ -79,6 +79,15 @@ def url_host(url: str) -> str:
     return host.rstrip(".")
 
 
+def is_usable(url: str) -> bool:
+    """Whether ``url`` is an absolute http(s) URL with a host (see :func:`url_host`)."""
+    try:
+        url_host(url)
+    except BadURL:
+        return False
+    return True
+
+
 def registered_domain(url: str) -> str:
     """Registered web domain of a URL (``https://www.bbc.co.uk/x`` -> ``bbc.co.uk``).
 

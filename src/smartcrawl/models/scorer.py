@@ -16,19 +16,11 @@ import torch
 from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
 from smartcrawl.training.outputs import MODEL_CARD, PREPROCESSING
-from smartcrawl.urls import BadURL, preprocess_url, url_host
+from smartcrawl.urls import is_usable, preprocess_url
 
 
 class ModelDirError(ValueError):
     """A model directory that cannot serve the requested task."""
-
-
-def _usable(url: str) -> bool:
-    try:
-        url_host(url)
-    except BadURL:
-        return False
-    return True
 
 
 class UrlModel:
@@ -71,41 +63,67 @@ class UrlModel:
         return out
 
 
-class NeuralScorer:
-    """The crawler's :class:`~smartcrawl.crawl.scoring.UrlScorer` from a langid and a parallel model directory."""
+class LangidScorer:
+    """URL language probabilities from a trained ``langid`` model directory."""
 
-    def __init__(self, langid_dir: str | Path, parallel_dir: str | Path, device: str | None = None,
-                 batch_size: int = 64) -> None:
-        self.langid = UrlModel(langid_dir, "langid", device, batch_size)
-        self.parallel = UrlModel(parallel_dir, "parallel", device, batch_size)
+    def __init__(self, model_dir: str | Path, device: str | None = None, batch_size: int = 64) -> None:
+        self.model = UrlModel(model_dir, "langid", device, batch_size)
 
     def lang_probs(self, urls: Sequence[str], lang: str) -> np.ndarray:
         """P(lang(url) == ``lang``) per URL; 0 for unusable URLs or a language the model does not know."""
         result = np.zeros(len(urls), dtype=np.float32)
-        if lang not in self.langid.labels:
+        if lang not in self.model.labels:
             return result
-        ok = [i for i, u in enumerate(urls) if _usable(u)]
+        ok = [i for i, u in enumerate(urls) if is_usable(u)]
         if ok:
-            probs = self.langid.probs([preprocess_url(urls[i]) for i in ok])
-            result[ok] = probs[:, self.langid.labels.index(lang)]
+            probs = self.model.probs([preprocess_url(urls[i]) for i in ok])
+            result[ok] = probs[:, self.model.labels.index(lang)]
         return result
 
     def lang_predict(self, urls: Sequence[str]) -> list[str]:
         """The most probable language per URL (``und`` for unusable URLs)."""
         preds = ["und"] * len(urls)
-        ok = [i for i, u in enumerate(urls) if _usable(u)]
+        ok = [i for i, u in enumerate(urls) if is_usable(u)]
         if ok:
-            probs = self.langid.probs([preprocess_url(urls[i]) for i in ok])
+            probs = self.model.probs([preprocess_url(urls[i]) for i in ok])
             for i, row in zip(ok, probs.argmax(-1)):
-                preds[i] = self.langid.labels[int(row)]
+                preds[i] = self.model.labels[int(row)]
         return preds
+
+
+class ParallelScorer:
+    """URL-pair parallelism probabilities from a trained ``parallel`` model directory."""
+
+    def __init__(self, model_dir: str | Path, device: str | None = None, batch_size: int = 64) -> None:
+        self.model = UrlModel(model_dir, "parallel", device, batch_size)
 
     def parallel_probs(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         """P(parallel) per URL pair; 0 when either URL is unusable."""
         result = np.zeros(len(pairs), dtype=np.float32)
-        ok = [i for i, (a, b) in enumerate(pairs) if _usable(a) and _usable(b)]
+        ok = [i for i, (a, b) in enumerate(pairs) if is_usable(a) and is_usable(b)]
         if ok:
-            probs = self.parallel.probs([preprocess_url(pairs[i][0]) for i in ok],
-                                        [preprocess_url(pairs[i][1]) for i in ok])
-            result[ok] = probs[:, self.parallel.labels.index("parallel")]
+            probs = self.model.probs([preprocess_url(pairs[i][0]) for i in ok],
+                                     [preprocess_url(pairs[i][1]) for i in ok])
+            result[ok] = probs[:, self.model.labels.index("parallel")]
         return result
+
+
+class NeuralScorer:
+    """The crawler's :class:`~smartcrawl.crawl.scoring.UrlScorer` from a langid and a parallel model directory."""
+
+    def __init__(self, langid_dir: str | Path, parallel_dir: str | Path, device: str | None = None,
+                 batch_size: int = 64) -> None:
+        self.langid = LangidScorer(langid_dir, device, batch_size)
+        self.parallel = ParallelScorer(parallel_dir, device, batch_size)
+
+    def lang_probs(self, urls: Sequence[str], lang: str) -> np.ndarray:
+        """P(lang(url) == ``lang``) per URL (see :meth:`LangidScorer.lang_probs`)."""
+        return self.langid.lang_probs(urls, lang)
+
+    def lang_predict(self, urls: Sequence[str]) -> list[str]:
+        """The most probable language per URL (see :meth:`LangidScorer.lang_predict`)."""
+        return self.langid.lang_predict(urls)
+
+    def parallel_probs(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        """P(parallel) per URL pair (see :meth:`ParallelScorer.parallel_probs`)."""
+        return self.parallel.parallel_probs(pairs)
