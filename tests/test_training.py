@@ -138,3 +138,14 @@ def test_warmup_then_inverse_sqrt() -> None:
     assert f(0) == pytest.approx(0.1) and f(9) == pytest.approx(1.0)
     assert f(39) == pytest.approx(math.sqrt(10 / 40))
     assert all(f(s) >= f(s + 1) for s in range(10, 100))
+
+
+def test_module_trains_with_dropout_on() -> None:
+    from transformers import BertConfig, BertForSequenceClassification
+
+    from smartcrawl.training.module import OptimSettings, UrlClassifier
+
+    model = BertForSequenceClassification(BertConfig(vocab_size=50, hidden_size=16, num_hidden_layers=1,
+                                                     num_attention_heads=2, intermediate_size=32)).eval()
+    module = UrlClassifier(model, ["a", "b"], OptimSettings(), first_epoch_steps=10)
+    assert all(m.training for m in module.model.modules())

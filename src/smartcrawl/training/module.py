@@ -41,6 +41,9 @@ class UrlClassifier(L.LightningModule):
         self._eval_gold: list[torch.Tensor] = []
         self._eval_probs: list[torch.Tensor] = []
         self.test_predictions: dict[str, list] = {}
+        # from_pretrained returns modules in eval mode and Lightning keeps the modes it finds:
+        # without this, dropout would stay off during training.
+        self.model.train()
         if optim.freeze_embeddings:
             for p in self.model.get_input_embeddings().parameters():
                 p.requires_grad_(False)
