@@ -131,8 +131,8 @@ V3_LINES = [
     "http://a.mt/en/1\thttp://a.mt/mt/1\tHello\tBongu\t0.1\t0.2\t0.75\tV\t",
     "http://a.mt/en/2\thttp://a.mt/mt/2\tOne\tWieħed\t0.1\t0.2\tx\tMT\tcomment",
     "http://a.mt/en/3\thttp://a.mt/mt/3\ttoo\tfew",  # bad_columns
-    " \thttp://a.mt/mt/4\ta\tb\t0\t0\t0.5\tV\t",  # empty_url
-    "http://a.mt/en 5\thttp://a.mt/mt/5\ta\tb\t0\t0\t0.5\tV\t",  # whitespace in URL -> empty_url
+    " \thttp://a.mt/mt/4\ta\tb\t0\t0\t0.5\tV\t",  # empty_or_whitespace_url
+    "http://a.mt/en 5\thttp://a.mt/mt/5\ta\tb\t0\t0\t0.5\tV\t",  # whitespace in URL -> empty_or_whitespace_url
 ]
 V7_LINES = [
     "http://b.eus/es/1\thttp://b.eus/eu/1\tHola\tKaixo\t0.500\tE\t\t36",
@@ -158,7 +158,7 @@ def test_paracrawl_directory_both_layouts(tmp_path: Path) -> None:
         PairRecord("http://a.mt/en/2", "http://a.mt/mt/2", "eng", "mlt", "paracrawl-v3"),
         PairRecord("http://b.eus/es/1", "http://b.eus/eu/1", "spa", "eus", "paracrawl-v7"),
     ]
-    assert counts(rejects) == {"bad_columns": 2, "empty_url": 2, "bad_encoding": 1}
+    assert counts(rejects) == {"bad_columns": 2, "empty_or_whitespace_url": 2, "bad_encoding": 1}
 
 
 def test_paracrawl_rows_keep_scores_and_judgements(tmp_path: Path) -> None:
@@ -205,7 +205,7 @@ def test_wmt16_pairs(tmp_path: Path) -> None:
         b"http://a.fr/en/x\thttp://a.fr/fr/x\n"
         b"http://a.fr/en/y\thttp://a.fr/fr/y\textra\n"  # bad_columns
         b"only-one-column\n"  # bad_columns
-        b"\thttp://a.fr/fr/z\n"  # empty_url
+        b"\thttp://a.fr/fr/z\n"  # empty_or_whitespace_url
         + BAD_BYTES
         + b"http://b.fr/en\r\thttp://b.fr/fr\r\n"
     )
@@ -215,7 +215,7 @@ def test_wmt16_pairs(tmp_path: Path) -> None:
         PairRecord("http://a.fr/en/x", "http://a.fr/fr/x", "eng", "fra", "wmt16-train"),
         PairRecord("http://b.fr/en", "http://b.fr/fr", "eng", "fra", "wmt16-train"),
     ]
-    assert counts(rejects) == {"bad_columns": 2, "empty_url": 1, "bad_encoding": 1}
+    assert counts(rejects) == {"bad_columns": 2, "empty_or_whitespace_url": 1, "bad_encoding": 1}
 
 
 def test_wmt16_language_options(tmp_path: Path) -> None:
@@ -233,7 +233,7 @@ CLASSIFIED = (
     "2\tid\thttp://a.fr/en/3\thttp://a.fr/fr/3\n"  # bad_label
     "1\txx\thttp://a.fr/en/4\thttp://a.fr/fr/4\n"  # bad_class
     "1\tid\thttp://a.fr/en/5\n"  # bad_columns
-    "1\tid\thttp://a.fr/en/6\t \n"  # empty_url
+    "1\tid\thttp://a.fr/en/6\t \n"  # empty_or_whitespace_url
 )
 
 
@@ -248,7 +248,7 @@ def test_wmt16_classified_labels_and_classes(tmp_path: Path) -> None:
             PairRecord("http://a.fr/en/news", "http://a.fr/fr/nouvelles", "eng", "fra", "wmt16-test"), 1, "tr"
         ),
     ]
-    assert counts(rejects) == {"bad_label": 1, "bad_class": 1, "bad_columns": 1, "empty_url": 1}
+    assert counts(rejects) == {"bad_label": 1, "bad_class": 1, "bad_columns": 1, "empty_or_whitespace_url": 1}
 
 
 def test_wmt16_classified_pairs_include_label_zero(tmp_path: Path) -> None:
@@ -269,7 +269,7 @@ def macocu_text() -> str:
         ["0", "https://a.si/en/1", "a.si", "https://a.si/sl/1", '"Quoted ""text"" with\ttab', "Besedilo"],
         ["1", "https://a.si/en/2", "a.si", "https://a.si/sl/2", "He said \"hi\" plainly", "x" * 200_000],
         ["2", "https://a.si/en/3", "a.si"],  # bad_columns
-        ["3", "", "a.si", "https://a.si/sl/4", "t", "t"],  # empty_url
+        ["3", "", "a.si", "https://a.si/sl/4", "t", "t"],  # empty_or_whitespace_url
     ]
 
     def cell(value: str) -> str:
@@ -287,7 +287,7 @@ def test_macocu(tmp_path: Path) -> None:
         PairRecord("https://a.si/en/1", "https://a.si/sl/1", "eng", "slv", "macocu"),
         PairRecord("https://a.si/en/2", "https://a.si/sl/2", "eng", "slv", "macocu"),
     ]
-    assert counts(rejects) == {"bad_columns": 1, "empty_url": 1}
+    assert counts(rejects) == {"bad_columns": 1, "empty_or_whitespace_url": 1}
 
 
 def test_macocu_src_lang_option_and_lang_records(tmp_path: Path) -> None:
@@ -328,7 +328,7 @@ def lett_text() -> str:
             "\t".join(["en", "text/html", "utf-8", "http://a.fr/x", "!!not base64!!", b64("t")]),  # bad_base64
             "\t".join(["en", "text/html", "utf-8", "http://a.fr/y", b64(b"\xff\xfe"), b64("t")]),  # bad_encoding
             "\t".join(["zz", "text/html", "utf-8", "http://a.fr/z", b64("h"), b64("t")]),  # unknown_language
-            "\t".join(["en", "text/html", "utf-8", "", b64("h"), b64("t")]),  # empty_url
+            "\t".join(["en", "text/html", "utf-8", "", b64("h"), b64("t")]),  # empty_or_whitespace_url
             "\t".join(["en", "text/html", "http://a.fr/w", b64("h"), b64("t")]),  # bad_columns
         ]
     ) + "\n"
@@ -347,7 +347,7 @@ def test_read_lett(tmp_path: Path, gz: bool) -> None:
         ),
     ]
     assert counts(rejects) == {
-        "bad_base64": 1, "bad_encoding": 1, "unknown_language": 1, "empty_url": 1, "bad_columns": 1
+        "bad_base64": 1, "bad_encoding": 1, "unknown_language": 1, "empty_or_whitespace_url": 1, "bad_columns": 1
     }
 
 
@@ -397,8 +397,8 @@ CDX_LINES = [
     'com,example)/g 20230128 {"url":"https://example.com/g","status":200,"languages":"mlt"}',  # compact JSON
     'com,example)/h 20230128 {"url": "https://example.com/h", "mime": "text/html; charset=UTF-8", '
     '"languages": "fin"}',  # no status, MIME with parameters
-    cdx_line("https://example.com/i i", "eng"),  # empty_url (whitespace)
-    cdx_line("", "eng"),  # empty_url
+    cdx_line("https://example.com/i i", "eng"),  # empty_or_whitespace_url (whitespace)
+    cdx_line("", "eng"),  # empty_or_whitespace_url
     "com,example)/j 20230128 {not json}",  # bad_json
     "com,example)/k 20230128 no json at all",  # bad_line
     "",  # bad_line
@@ -426,7 +426,7 @@ def test_cdx(tmp_path: Path, gz: bool) -> None:
     ]
     assert counts(rejects) == {
         "bad_encoding": 1, "not_200": 1, "not_html": 1, "no_language": 1, "unknown_language": 1,
-        "empty_url": 2, "bad_json": 1, "bad_line": 2,
+        "empty_or_whitespace_url": 2, "bad_json": 1, "bad_line": 2,
     }
 
 
@@ -512,7 +512,7 @@ def test_cc_parquet(tmp_path: Path) -> None:
         LangRecord("https://a.fi/2", "fin", src),
         LangRecord("https://a.fi/8", "eus", src),
     ]
-    assert counts(rejects) == {"empty_url": 1, "no_language": 1, "unknown_language": 1, "not_200": 1, "not_html": 1}
+    assert counts(rejects) == {"empty_or_whitespace_url": 1, "no_language": 1, "unknown_language": 1, "not_200": 1, "not_html": 1}
     rejects = Rejects()
     records = list(iter_lang_records("cc_parquet", path, rejects, single_language_only=True))
     assert [r.url for r in records] == ["https://a.fi/1", "https://a.fi/8"]

@@ -9,7 +9,7 @@ Two entry points dispatch on a source ``kind`` (as in :class:`smartcrawl.data.re
 
 Every reader streams (one line, row or batch at a time), reads plain or gzip files, and counts each
 line it cannot use in the given :class:`Rejects` under a stable reason (``bad_encoding``,
-``bad_columns``, ``empty_url``, ``unknown_language``, ...) instead of failing or dropping it silently.
+``bad_columns``, ``empty_or_whitespace_url``, ``unknown_language``, ...) instead of failing or dropping it silently.
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ class CCLabeller:
     """Checks one index entry and returns its :class:`LangRecord`, or counts why it is rejected.
 
     Checks in this order, each with its reject reason: URL empty or containing whitespace
-    (``empty_url``); status present and not 200 (``not_200``, when ``require_200``); MIME type present
+    (``empty_or_whitespace_url``); status present and not 200 (``not_200``, when ``require_200``); MIME type present
     and not ``text/html`` (``not_html``, when ``require_html``); languages missing or empty
     (``no_language``); first language not a known code (``unknown_language``); more than one language
     when ``single_language_only`` (``multilingual``).
@@ -69,7 +69,7 @@ class CCLabeller:
     ) -> tuple[str, str | None]:
         """``("", label)`` for a good entry, else ``(reject reason, None)``."""
         if url is None or not url_ok(url):
-            return "empty_url", None
+            return "empty_or_whitespace_url", None
         if self.require_200 and status is not None and status != "200":
             return "not_200", None
         if self.require_html and mime is not None and not is_html(mime):

@@ -56,7 +56,7 @@ def iter_cc_parquet_lang_records(
 ) -> Iterator[LangRecord]:
     """Stream the (URL, first language) facts of a CommonCrawl columnar-index Parquet file.
 
-    Rejects as the CDX reader: ``empty_url`` (null too), ``not_200``, ``not_html``, ``no_language``
+    Rejects as the CDX reader: ``empty_or_whitespace_url`` (null too), ``not_200``, ``not_html``, ``no_language``
     (null or empty), ``unknown_language``, ``multilingual``. A file without ``url`` or
     ``content_languages`` raises :class:`ValueError` when iteration starts.
     """

@@ -134,7 +134,7 @@ def iter_cdx_lang_records(
     """Stream the (URL, first language) facts of a CDX file (plain or gzip).
 
     Rejects: ``bad_encoding``, ``bad_line`` (no ``{json}`` part), ``bad_json``, then the checks of
-    :class:`~smartcrawl.data.sources._cclabel.CCLabeller` (``empty_url``, ``not_200``,
+    :class:`~smartcrawl.data.sources._cclabel.CCLabeller` (``empty_or_whitespace_url``, ``not_200``,
     ``not_html``, ``no_language``, ``unknown_language``, ``multilingual``).
     """
     labeller = CCLabeller(rejects, source, single_language_only, require_200, require_html)

@@ -47,7 +47,7 @@ def _gen(path: Path, rejects: Rejects) -> Iterator[LettDocument]:
             continue
         url = clean_url(cols[3])
         if url is None:
-            rejects.add("empty_url", line)
+            rejects.add("empty_or_whitespace_url", line)
             continue
         try:
             html, text = _b64_text(cols[4]), _b64_text(cols[5])
@@ -71,7 +71,7 @@ def lett_files(path: str | Path) -> list[Path]:
 def read_lett(path: str | Path, rejects: Rejects) -> Iterator[LettDocument]:
     """Stream the pages of a ``.lett`` (or ``.lett.gz``) file, or of every such file under a directory.
 
-    Rejects: ``bad_columns`` (not 6 columns), ``unknown_language``, ``empty_url``, ``bad_base64``,
+    Rejects: ``bad_columns`` (not 6 columns), ``unknown_language``, ``empty_or_whitespace_url``, ``bad_base64``,
     ``bad_encoding`` (line, or decoded HTML/text, not UTF-8).
     """
     files = lett_files(path)

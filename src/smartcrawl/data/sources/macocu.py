@@ -70,7 +70,7 @@ def _gen(path: Path, rejects: Rejects, src_lang: str | None, source: str) -> Ite
             continue
         src_url, trg_url = clean_url(row[src_col]), clean_url(row[trg_col])
         if src_url is None or trg_url is None:
-            rejects.add("empty_url", f"{row[src_col]!r} {row[trg_col]!r}")
+            rejects.add("empty_or_whitespace_url", f"{row[src_col]!r} {row[trg_col]!r}")
             continue
         yield PairRecord(src_url, trg_url, src_iso, trg_iso, source)
 
@@ -82,7 +82,7 @@ def iter_macocu_pairs(
 
     ``src_lang`` picks which URL column is the source side (default: the first in the header).
     Rejects: ``bad_columns`` (field count differs from the header), ``bad_csv`` (unparsable row),
-    ``empty_url``, ``bad_encoding``. A header without the two URL columns raises :class:`ValueError`
+    ``empty_or_whitespace_url``, ``bad_encoding``. A header without the two URL columns raises :class:`ValueError`
     when iteration starts.
     """
     p = require_path(path)

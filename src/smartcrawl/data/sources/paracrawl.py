@@ -87,7 +87,7 @@ def _read_file(path: Path, rejects: Rejects, source: str | None) -> Iterator[Par
             continue
         src_url, trg_url = clean_url(cols[0]), clean_url(cols[1])
         if src_url is None or trg_url is None:
-            rejects.add("empty_url", line)
+            rejects.add("empty_or_whitespace_url", line)
             continue
         pair = PairRecord(src_url, trg_url, src_lang, trg_lang, src_name)
         yield ParaCrawlRow(pair, cols[2], cols[3], _score(cols[layout[0]]), cols[layout[1]].strip())
@@ -99,7 +99,7 @@ def read_paracrawl(path: str | Path, rejects: Rejects, *, source: str | None = N
     ``source`` overrides the record source (default ``paracrawl-<release folder>``). The first line
     with 8 or 9 columns fixes a file's layout; lines with another column count are rejected as
     ``bad_columns``, lines with an empty URL as
-    ``empty_url``, undecodable lines as ``bad_encoding``. A file name that does not give two known
+    ``empty_or_whitespace_url``, undecodable lines as ``bad_encoding``. A file name that does not give two known
     languages raises :class:`ValueError`.
     """
     files = paracrawl_files(path)

@@ -49,7 +49,7 @@ def _gen_pairs(path: Path, rejects: Rejects, langs: tuple[str, str], source: str
             continue
         pair = _pair(cols, langs, source)
         if pair is None:
-            rejects.add("empty_url", line)
+            rejects.add("empty_or_whitespace_url", line)
             continue
         yield pair
 
@@ -64,7 +64,7 @@ def iter_wmt16_pairs(
 ) -> Iterator[PairRecord]:
     """Stream the gold pairs of a 2-column WMT16 pairs file (column 1 in ``src_lang``, 2 in ``trg_lang``).
 
-    Rejects: ``bad_columns`` (not 2 columns), ``empty_url``, ``bad_encoding``. Unknown configured
+    Rejects: ``bad_columns`` (not 2 columns), ``empty_or_whitespace_url``, ``bad_encoding``. Unknown configured
     languages raise :class:`ValueError`.
     """
     p = require_path(path)
@@ -87,7 +87,7 @@ def _gen_classified(path: Path, rejects: Rejects, langs: tuple[str, str], source
             continue
         pair = _pair(cols[2:], langs, source)
         if pair is None:
-            rejects.add("empty_url", line)
+            rejects.add("empty_or_whitespace_url", line)
             continue
         yield ClassifiedPair(pair, int(label), klass)
 
@@ -103,7 +103,7 @@ def read_wmt16_classified(
     """Stream the manually classified WMT16 test pairs with their 0/1 label and class (id/tr/cd).
 
     Rejects: ``bad_columns`` (not 4 columns), ``bad_label`` (not 0/1), ``bad_class`` (not id/tr/cd),
-    ``empty_url``, ``bad_encoding``.
+    ``empty_or_whitespace_url``, ``bad_encoding``.
     """
     p = require_path(path)
     langs = (config_lang(src_lang, "src_lang"), config_lang(trg_lang, "trg_lang"))
