@@ -46,12 +46,12 @@ def compose_eval(overrides: list[str]) -> Any:
 def test_config_builds_every_option(overrides: list[str]) -> None:
     exp = crawl_eval_from_config(compose_eval(overrides))
     assert isinstance(exp, CrawlEval)
-    assert isinstance(exp.settings, CrawlSettings) and exp.settings.max_pages_per_site == 5000
+    assert isinstance(exp.settings, CrawlSettings) and exp.settings.max_pages_per_site == 20000
     assert all(isinstance(s, StrategyConfig) for s in exp.strategies.values())
     assert exp.results_dir() == Path("results/crawl") / exp.pair_name / exp.web.name
     if "web=debian-docs" in overrides:
         assert isinstance(exp.web, DebianDocsWeb) and exp.web.web_id(exp.pair) == \
-            "debian-eng-fin-libreoffice+apache+install-guide"
+            "debian-eng-fin-libreoffice+apache+install-guide-b2"
     else:
         assert isinstance(exp.web, WebsimWeb)
     if "only_strategies=[bfs,smart_drop]" in overrides:

@@ -17,6 +17,7 @@ from smartcrawl.web.debian import apt
 from smartcrawl.web.debian.build import build_web, page_url, rewrite_links
 from smartcrawl.web.debian.cli import parse_langs
 from smartcrawl.web.debian.langid import detect_html, sniff_charset
+from smartcrawl.web.debian.reach import site_reach
 from smartcrawl.web.debian.sites import (
     APACHE_MANUAL, GUIDE_DOC, LIBREOFFICE_HELP, MissingLanguage, apache_from_root, install_guide_from_root,
     libreoffice_from_roots, prepare_site,
@@ -303,3 +304,145 @@ def test_chooser_falls_back_to_first_page(tmp_path: Path) -> None:
     _write(root / GUIDE_DOC / "en/welcome.html", _page("eng", "Welcome"))
     src = install_guide_from_root(root, ["eng"])
     assert src.trees[0].start == "welcome.html"  # no index.html: the shallowest page
+
+
+# -- reachability: the help's JavaScript contents and index as static pages, site maps ---------------------------
+
+def _contents_js(code: str) -> str:
+    return (
+        "document.getElementById(\"Contents\").innerHTML='\\\n"
+        "    <ul><li><input type=\"checkbox\" id=\"02\"><label for=\"02\">Writer</label><ul>\\\n"
+        f"    <li><a target=\"_top\" href=\"{code}/text/swriter/main.html?DbPAR=WRITER\">Writer\\'s main page</a></li>\\\n"
+        "  </ul></li></ul>\\\n';\n"
+    )
+
+
+def _bookmarks_js(code: str, n: int) -> str:
+    rows = [f'{{url:"{code}/text/shared/kw{i}.html?DbPAR=SHARED#bm_id{i}", app:"SHARED", text:"key \\\\{i} &#34;q&#34;"}},'
+            for i in range(n)]
+    return "var bookmarks = [\n" + "\n".join(rows) + "\n];\n"
+
+
+@pytest.fixture()
+def lo_js_roots(tmp_path: Path) -> dict[str, Path]:
+    """Fake LibreOffice help trees whose pages are linked only by contents.js / bookmarks.js, plus orphans.
+
+    In each tree: the start page links nothing; contents.js reaches swriter/main.html, which links
+    swriter/sub.html; bookmarks.js reaches shared/kw0..kw4.html; shared/orphan.html is linked by nothing.
+    """
+    roots = {name: tmp_path / f"libreoffice-help-{name}" for name in ("common", "en-us", "fi")}
+    labels = {"en-US": ("Contents", "Index"), "fi": ("Sisällys", "Hakemisto")}
+    for pkg, code, lang in (("en-us", "en-US", "eng"), ("fi", "fi", "fin")):
+        tree = roots[pkg] / LIBREOFFICE_HELP / code
+        side = (f'<a class="logo" href="{code}/text/shared/05/new_help.html"><p>LibreOffice Help</p></a>'
+                f'<label for="accordion-1">{labels[code][0]}</label><div id="Contents"></div>'
+                f'<div class="index-label">{labels[code][1]}  \U0001f50e\ufe0e </div>')
+        _write(tree / "text/shared/05/new_help.html", _page(lang, "Help", side, base='<base href="../../../../">'))
+        _write(tree / "text/swriter/main.html",
+               _page(lang, "Main", f'<a href="{code}/text/swriter/sub.html">sub</a>', base='<base href="../../../">'))
+        _write(tree / "text/swriter/sub.html", _page(lang, "Sub"))
+        for i in range(5):
+            _write(tree / f"text/shared/kw{i}.html", _page(lang, f"Keyword {i}"))
+        _write(tree / "text/shared/orphan.html", _page(lang, f"Orphan {code}"))
+        _write(tree / "contents.js", _contents_js(code).encode())
+        _write(tree / "bookmarks.js", _bookmarks_js(code, 5).encode())
+    _write(roots["common"] / LIBREOFFICE_HELP / "index.html", b"<html><body><script>location='x'</script></body></html>")
+    return roots
+
+
+def _bfs_links(store: WebStore, seeds: list[str]) -> set[str]:
+    """A plain BFS over stored pages: <a href> (with <base href>) and redirects, same host, no fragments."""
+    from urllib.parse import urldefrag, urljoin, urlsplit
+
+    import lxml.html
+
+    hosts = {urlsplit(s).hostname for s in seeds}
+    seen: set[str] = set()
+    todo = list(seeds)
+    while todo:
+        url = todo.pop(0)
+        page = store.get(url)
+        if url in seen or page is None:
+            continue
+        seen.add(url)
+        if page.location:
+            todo.append(urljoin(url, page.location))
+            continue
+        doc = lxml.html.document_fromstring(page.body)
+        base = urljoin(url, (doc.xpath("//base/@href") or [url])[0])
+        for href in doc.xpath("//a/@href"):
+            link = urldefrag(urljoin(base, href))[0]
+            if urlsplit(link).hostname in hosts:
+                todo.append(link)
+    return seen
+
+
+def test_every_truth_page_is_reachable_from_the_seeds(tmp_path: Path, lo_js_roots: dict[str, Path],
+                                                      apache_root: Path) -> None:
+    lo = libreoffice_from_roots(lo_js_roots["common"], {"en-US": lo_js_roots["en-us"], "fi": lo_js_roots["fi"]},
+                                ["eng", "fin"])
+    out = tmp_path / "web"
+    report = build_web(out, "debian-eng-fin", ["eng", "fin"], [lo, apache_from_root(apache_root, ["eng", "spa"])])
+    store = WebStore(out)
+    langs, _ = _truth(out)
+    assert len(langs) == 2 * 9 + 5  # every page of both LibreOffice trees + the confirmed Apache pages
+    for site in store.sites():
+        reached = _bfs_links(store, site.seeds)
+        truth = set(langs.url[langs.host == site.host])
+        assert truth and truth <= reached, sorted(truth - reached)
+        assert {r.host: r.share for r in site_reach(store)}[site.host] == 1.0
+    host = "help.libreoffice.test"
+    # without the static contents, index and site map only the start pages are reachable
+    assert _bfs_links(store, [f"http://{host}/help/fi/text/shared/05/new_help.html"]) == {
+        f"http://{host}/help/fi/text/shared/05/new_help.html"}
+    contents = store.get(f"http://{host}/help/fi/contents.html")
+    assert contents is not None
+    html = contents.body.decode()
+    assert '<label for="02">Writer</label>' in html and "Writer's main page" in html
+    assert 'href="../fi/text/swriter/main.html"' in html  # the ?DbPAR= module hint dropped
+    index = store.get(f"http://{host}/help/fi/bookmarks.html")
+    assert index is not None and 'href="../fi/text/shared/kw3.html#bm_id3"' in index.body.decode()
+    assert "key \\3 &quot;q&quot;" in index.body.decode() and "<title>LibreOffice Help: Hakemisto</title>" in index.body.decode()
+    sitemap = store.get(f"http://{host}/help/fi/sitemap.html")
+    assert sitemap is not None and '<a href="text/shared/orphan.html">Orphan fi</a>' in sitemap.body.decode()
+    root = store.get(f"http://{host}/")
+    assert root is not None
+    assert '<a href="/help/fi/contents.html" hreflang="fi">Sisällys</a>' in root.body.decode()
+    assert '<a href="/help/fi/sitemap.html" hreflang="fi">Site map</a>' in root.body.decode()
+    store.close()
+    # the generated pages carry no ground truth; the report counts them and what reaches the truth
+    assert not langs.url.str.contains("contents.html|bookmarks|sitemap").any()
+    lo_report = report["sites"][0]  # type: ignore[index]
+    assert [(l["code"], l["nav_pages"], l["sitemap_links"], l["truth_reached"]) for l in lo_report["langs"]] == [
+        ("en-US", 3, 1, 9), ("fi", 3, 1, 9),
+    ]
+    assert lo_report["max_hops"] == 3  # / -> contents -> swriter/main -> swriter/sub
+
+
+def test_navigation_helpers() -> None:
+    from smartcrawl.web.debian.helpnav import contents_html, help_labels, local_href, parse_bookmarks
+    from smartcrawl.web.debian.navpages import page_name, paginate, pager_html
+    from smartcrawl.web.debian.sitemap import free_stem, page_title, sitemap_nav
+
+    assert local_href("fi/text/a.html?DbPAR=CALC#bm_1") == "../fi/text/a.html#bm_1"
+    assert local_href("https://x.org/a?b") == "https://x.org/a?b" and local_href("#top") == "#top"
+    assert contents_html("no tree here") == ""
+    assert 'href="../en-US/text/swriter/main.html"' in contents_html(_contents_js("en-US"))
+    marks = parse_bookmarks(_bookmarks_js("fi", 2))
+    assert [(m.url, m.app, m.text) for m in marks] == [
+        ("fi/text/shared/kw0.html?DbPAR=SHARED#bm_id0", "SHARED", "key \\0 &#34;q&#34;"),
+        ("fi/text/shared/kw1.html?DbPAR=SHARED#bm_id1", "SHARED", "key \\1 &#34;q&#34;"),
+    ]
+    assert help_labels(b"<html><body><p>nothing</p></body></html>").contents == "Contents"
+    assert paginate([1, 2, 3, 4, 5], 2) == [[1, 2], [3, 4], [5]] and paginate([], 3) == []
+    assert [page_name("s", n, 3) for n in (1, 2, 3)] == ["s.html", "s-2.html", "s-3.html"]
+    assert pager_html("s", 1, 1) == "" and '<a href="s-2.html">2</a>' in pager_html("s", 1, 2)
+    assert free_stem({"sitemap.html"}, 1) == "sitemap_" and free_stem(set(), 2) == "sitemap"
+    assert page_title(b"<html><head><title> A  page </title></head></html>", "x") == "A page"
+    assert page_title(b"<html><body><h1>Head</h1></body></html>", "x") == "Head"
+    nav = sitemap_nav("en", "Site", [("b.html", "B"), ("a.html", "A"), ("c.html", "C")], per_page=2,
+                      taken={"sitemap.html"})
+    assert [p.rel for p in nav.pages] == ["sitemap_.html", "sitemap_-2.html"] and nav.entries == (("sitemap_.html", "Site map"),)
+    first = nav.pages[0].body.decode()
+    assert first.index('href="a.html"') < first.index('href="b.html"') and 'href="sitemap_-2.html"' in first
+    assert sitemap_nav("en", "Site", []).pages == ()

@@ -128,9 +128,11 @@ class DebianDocsWeb:
     apt_cache_dir: str | None = None
 
     def web_id(self, pair: Sequence[str]) -> str:
-        """``debian-<pair>-<sites>[+<extra languages>]``."""
+        """``debian-<pair>-<sites>[-x<extra languages>]-b<builder version>`` (a new builder makes a new web)."""
+        from smartcrawl.web.debian.build import BUILD_VERSION
+
         base = f"debian-{_pair_name(pair)}-{'+'.join(self.sites)}"
-        return base + (f"-x{'+'.join(self.extra_langs)}" if self.extra_langs else "")
+        return base + (f"-x{'+'.join(self.extra_langs)}" if self.extra_langs else "") + f"-b{BUILD_VERSION}"
 
     def build(self, pair: Sequence[str], cache_root: str | Path) -> Path:
         """Build the web with ``python -m smartcrawl.web debian`` (in this process) unless it is cached."""

@@ -6,8 +6,8 @@ unpacks (``dpkg-deb -x``) the packages into a cache, then writes a web directory
 and URL layouts, :mod:`.build` for the ground-truth rules.
 """
 
-from smartcrawl.web.debian.build import build_web
+from smartcrawl.web.debian.build import BUILD_VERSION, build_web
 from smartcrawl.web.debian.sites import SITES, MissingLanguage, prepare_site
 from smartcrawl.web.debian.source import LangTree, SharedDir, SiteSource
 
-__all__ = ["SITES", "LangTree", "MissingLanguage", "SharedDir", "SiteSource", "build_web", "prepare_site"]
+__all__ = ["BUILD_VERSION", "SITES", "LangTree", "MissingLanguage", "SharedDir", "SiteSource", "build_web", "prepare_site"]

@@ -5,6 +5,15 @@ For each site: every HTML page of every language tree is stored under ``http://<
 files only with ``with_assets`` (at most :data:`ASSET_MAX_BYTES` each, compressed ``.gz`` never), and a
 language-chooser page at ``/`` when the site has none.
 
+**Reachability.** Every page of a tree must be reachable from the site's seed (``/``) by plain links,
+as real documentation sites expose their pages to crawlers. The chooser links each tree's start
+page and its navigation pages (the site's own contents and index where it builds them with
+JavaScript, see ``SiteSource.navigation``); the tree's pages that are still unreachable (a
+breadth-first walk over the stored pages' links, :mod:`.reach`) are listed in a per-tree site map
+(:mod:`.sitemap`) that the chooser links too. The report counts, per tree, the navigation pages,
+the pages only the site map reaches (``sitemap_links``) and the ground-truth pages reached from the
+seed (``truth_reached``), and per site the most hops a reached page needs (``max_hops``).
+
 Ground truth (decided here, counted in ``build_report.json``):
 
 - **page language** = the language of the page's tree *when CLD2's top language on the page's visible
@@ -34,11 +43,16 @@ import pandas as pd
 
 from smartcrawl.web.debian.chooser import chooser_html
 from smartcrawl.web.debian.langid import detect_html, sniff_charset
-from smartcrawl.web.debian.source import SiteSource
+from smartcrawl.web.debian.navpages import TreeNav
+from smartcrawl.web.debian.reach import reachable
+from smartcrawl.web.debian.sitemap import page_title, sitemap_nav
+from smartcrawl.web.debian.source import LangTree, SiteSource
 from smartcrawl.web.store import SiteInfo, StoredPage, WebStore, page_key
 
 log = logging.getLogger(__name__)
 
+# Bump when the builder changes what it writes (pages, links, ground truth): cached webs carry it in their id.
+BUILD_VERSION = 2
 ASSET_MAX_BYTES = 2_000_000
 HTML_SUFFIXES = (".html", ".htm", ".xhtml")
 _BATCH = 500
@@ -55,6 +69,9 @@ class LangReport:
     confirmed: int = 0
     confirmed_unreliable: int = 0
     disagreements: dict[str, int] = field(default_factory=dict)
+    nav_pages: int = 0
+    sitemap_links: int = 0
+    truth_reached: int = 0
 
 
 @dataclass
@@ -70,6 +87,7 @@ class SiteReport:
     chooser_added: bool = False
     groups: int = 0
     pair_groups: int = 0
+    max_hops: int = 0
 
 
 @dataclass
@@ -156,8 +174,11 @@ def _build_site(sink: _PageSink, source: SiteSource, truth: _Truth, pair: Sequen
     """Store one site's pages through ``sink`` and add its ground truth to ``truth``."""
     report = SiteReport(name=source.name, host=source.host)
     members: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    tree_pages: dict[str, list[tuple[str, str, Path]]] = {}
+    navs: dict[str, TreeNav] = {}
     for tree in source.trees:
         lrep = LangReport(code=tree.code, lang=tree.lang)
+        pages = tree_pages[tree.code] = []
         disagree: Counter[str] = Counter()
         rewrites = [(old, new.format(code=tree.code)) for old, new in source.rewrites]
         for rel, path in walk_files(tree.root):
@@ -170,6 +191,7 @@ def _build_site(sink: _PageSink, source: SiteSource, truth: _Truth, pair: Sequen
             body, n = rewrite_links(path.read_bytes(), rewrites)
             report.rewritten_links += n
             sink.add(StoredPage(url=url, content_type=html_content_type(body), body=body))
+            pages.append((rel, url, path))
             lrep.html_pages += 1
             guess = detect_html(body)
             if guess.lang == tree.lang:
@@ -184,6 +206,8 @@ def _build_site(sink: _PageSink, source: SiteSource, truth: _Truth, pair: Sequen
                     "reliable": guess.reliable, "percent": guess.percent,
                 })
         lrep.disagreements = dict(disagree.most_common())
+        navs[tree.code] = _add_nav(sink, source, tree, source.navigation(tree) if source.navigation else TreeNav())
+        lrep.nav_pages = len(navs[tree.code].pages)
         report.langs.append(lrep)
         log.info("%s %s: %d HTML pages, %d confirmed by CLD2", source.host, tree.code, lrep.html_pages, lrep.confirmed)
     for shared in source.shared:
@@ -196,7 +220,11 @@ def _build_site(sink: _PageSink, source: SiteSource, truth: _Truth, pair: Sequen
             elif with_assets and _asset_ok(rel, path):
                 sink.add(StoredPage(url=url, content_type=asset_content_type(rel), body=path.read_bytes()))
                 report.assets += 1
-    _add_root(sink, source, report)
+    sink.flush()
+    _add_sitemaps(sink, source, report, tree_pages, navs)
+    _add_root(sink, source, report, {code: nav.entries for code, nav in navs.items()})
+    sink.flush()
+    _count_reached(sink.store, source, report, truth)
     pair_set = set(pair or ())
     for rel, group in sorted(members.items()):
         if len({lang for _, lang in group}) < 2:
@@ -209,16 +237,74 @@ def _build_site(sink: _PageSink, source: SiteSource, truth: _Truth, pair: Sequen
     return report
 
 
-def _add_root(sink: _PageSink, source: SiteSource, report: SiteReport) -> None:
-    """Give the site a page at ``/``: a redirect to ``/index.html`` if it has one, else a language chooser."""
+def _add_nav(sink: _PageSink, source: SiteSource, tree: LangTree, nav: TreeNav) -> TreeNav:
+    """Store a tree's navigation pages (never over a page of the package); returns the ones stored."""
+    kept = []
+    for page in nav.pages:
+        url = page_url(source.host, tree.prefix, page.rel)
+        if url in sink.urls:
+            log.warning("%s: the package has %s, not replaced by a navigation page", source.host, url)
+            continue
+        sink.add(StoredPage(url=url, content_type="text/html; charset=utf-8", body=page.body))
+        kept.append(page)
+    rels = {p.rel for p in kept}
+    return TreeNav(tuple(kept), tuple(e for e in nav.entries if e[0] in rels))
+
+
+def _entry_urls(source: SiteSource, navs: dict[str, TreeNav]) -> list[str]:
+    """What the chooser links: each tree's start page and navigation entries."""
+    urls = []
+    for tree in source.trees:
+        urls.append(page_url(source.host, tree.prefix, tree.start))
+        urls.extend(page_url(source.host, tree.prefix, rel) for rel, _ in navs[tree.code].entries)
+    return urls
+
+
+def _add_sitemaps(sink: _PageSink, source: SiteSource, report: SiteReport,
+                  tree_pages: dict[str, list[tuple[str, str, Path]]], navs: dict[str, TreeNav]) -> None:
+    """Give each tree a site map of its pages that the chooser's links do not reach (stored pages must be flushed)."""
+    reached = reachable(sink.store, _entry_urls(source, navs))
+    for tree, lrep in zip(source.trees, report.langs, strict=True):
+        pages = tree_pages[tree.code]
+        orphans = [(rel, page_title(path.read_bytes(), rel)) for rel, url, path in pages if url not in reached]
+        if not orphans:
+            continue
+        taken = {rel for rel, _ in walk_files(tree.root)} | {p.rel for p in navs[tree.code].pages}
+        sitemap = _add_nav(sink, source, tree, sitemap_nav(tree.code, source.title, orphans, taken=taken))
+        navs[tree.code] += sitemap
+        lrep.nav_pages += len(sitemap.pages)
+        lrep.sitemap_links = len(orphans)
+        log.info("%s %s: %d pages reached only through the site map", source.host, tree.code, len(orphans))
+
+
+def _count_reached(store: WebStore, source: SiteSource, report: SiteReport, truth: _Truth) -> None:
+    """Count, per tree, the ground-truth pages reachable from the site's seed, and the most hops needed."""
+    hops = reachable(store, [f"http://{source.host}/"])
+    report.max_hops = max(hops.values(), default=0)
+    urls = {row["url"] for row in truth.langs if row["host"] == source.host and row["url"] in hops}
+    for tree, lrep in zip(source.trees, report.langs, strict=True):
+        prefix = page_url(source.host, tree.prefix, "")
+        lrep.truth_reached = sum(1 for u in urls if u.startswith(prefix))
+        if lrep.truth_reached < lrep.confirmed:
+            log.warning("%s %s: %d of %d ground-truth pages unreachable from the seed", source.host, tree.code,
+                        lrep.confirmed - lrep.truth_reached, lrep.confirmed)
+
+
+def _add_root(sink: _PageSink, source: SiteSource, report: SiteReport,
+              entries: dict[str, tuple[tuple[str, str], ...]]) -> None:
+    """Give the site a page at ``/``: a redirect to ``/index.html`` if it has one, else a language chooser.
+
+    The chooser links each tree's start page and its ``entries`` (navigation pages).
+    """
     root = page_key(f"http://{source.host}/")
-    if root in sink.urls:
-        return
     index = page_key(f"http://{source.host}/index.html")
-    if index in sink.urls:
-        sink.add(StoredPage(url=root, status=301, content_type="text/html; charset=utf-8", location=index))
+    if root in sink.urls or index in sink.urls:
+        if any(entries.values()):
+            log.warning("%s has its own root page: its navigation pages are not linked from it", source.host)
+        if root not in sink.urls:
+            sink.add(StoredPage(url=root, status=301, content_type="text/html; charset=utf-8", location=index))
         return
-    sink.add(StoredPage(url=root, body=chooser_html(source)))
+    sink.add(StoredPage(url=root, body=chooser_html(source, entries)))
     report.chooser_added = True
 
 
@@ -248,6 +334,7 @@ def build_web(out: Path, name: str, pair: Sequence[str] | None, sources: Sequenc
     store.close()
     report: dict[str, object] = {
         "name": name,
+        "build_version": BUILD_VERSION,
         "pair": list(pair) if pair else None,
         "pages": len(sink.urls),
         "truth_pages": len(truth.langs),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from html import escape
 
 from smartcrawl.langs import LANGUAGES, info
@@ -17,14 +18,23 @@ def _names(lang: str) -> tuple[str, str]:
     return li.endonym, li.name
 
 
-def chooser_html(source: SiteSource) -> bytes:
-    """A root page listing each language tree's start page (endonym, ``hreflang`` = the tree's code)."""
+def chooser_html(source: SiteSource, entries: Mapping[str, Sequence[tuple[str, str]]] | None = None) -> bytes:
+    """A root page listing each language tree's start page (endonym, ``hreflang`` = the tree's code).
+
+    ``entries`` (tree code -> ``(path relative to the tree, label)``) adds links after a tree's start
+    page, such as its contents, index and site map.
+    """
     items = []
     for tree in source.trees:
         endonym, english = _names(tree.lang)
+        code = escape(tree.code, quote=True)
         href = escape(tree.prefix + tree.start, quote=True)
         label = escape(endonym if endonym == english else f"{endonym} ({english})")
-        items.append(f'<li><a href="{href}" hreflang="{escape(tree.code, quote=True)}">{label}</a></li>')
+        extra = "".join(
+            f' | <a href="{escape(tree.prefix + rel, quote=True)}" hreflang="{code}">{escape(text)}</a>'
+            for rel, text in (entries or {}).get(tree.code, ())
+        )
+        items.append(f'<li><a href="{href}" hreflang="{code}">{label}</a>{extra}</li>')
     title = escape(source.title)
     return (
         "<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n"

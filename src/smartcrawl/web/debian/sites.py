@@ -13,7 +13,8 @@ site                host                            URL layout (``<code>`` = the
 ==================  ==============================  =======================================================
 
 Each tree is served at the same relative layout as in the package, so the pages' relative links
-(and LibreOffice's ``<base href>``) work unchanged. The ``*_from_*`` functions take unpacked roots
+(and LibreOffice's ``<base href>``) work unchanged. The LibreOffice help builds its contents and index
+with JavaScript: :mod:`.helpnav` renders them as static pages in each tree. The ``*_from_*`` functions take unpacked roots
 (tests give them small fake trees); :func:`prepare_site` downloads what a site needs first.
 """
 
@@ -25,6 +26,7 @@ from pathlib import Path
 
 from smartcrawl.langs import to_iso3
 from smartcrawl.web.debian import apt
+from smartcrawl.web.debian.helpnav import libreoffice_nav
 from smartcrawl.web.debian.source import LangTree, SharedDir, SiteSource, lang_dirs, pick_code
 
 SITES: tuple[str, ...] = ("libreoffice", "apache", "install-guide")
@@ -80,7 +82,7 @@ def libreoffice_from_roots(common_root: Path | None, lang_roots: dict[str, Path]
     shared = () if common_root is None else (SharedDir(common_root / LIBREOFFICE_HELP, "/help/", frozenset(roots)),)
     return SiteSource(
         name="libreoffice", host=HOSTS["libreoffice"], title="LibreOffice Help", trees=trees, shared=shared,
-        languages_available=tuple(sorted(set(available.values()))),
+        languages_available=tuple(sorted(set(available.values()))), navigation=libreoffice_nav,
     )
 
 

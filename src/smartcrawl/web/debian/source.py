@@ -7,11 +7,12 @@ served; :mod:`smartcrawl.web.debian.sites` makes them from unpacked packages and
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from smartcrawl.langs import LANGUAGES, to_iso3
+from smartcrawl.web.debian.navpages import TreeNav
 
 DEFAULT_ROBOTS = "User-agent: *\nDisallow:\n"
 
@@ -50,6 +51,8 @@ class SiteSource:
 
     ``rewrites`` maps absolute URL prefixes of the real site (``https://httpd.apache.org/docs/2.4/``)
     to a path template on the test-bed host (``/manual/{code}/``), so links to the real site stay on it.
+    ``navigation`` renders static navigation pages of a tree (contents, index) that the site itself
+    builds with JavaScript; the builder adds them to the tree and links them from the chooser.
     """
 
     name: str
@@ -60,6 +63,7 @@ class SiteSource:
     rewrites: tuple[tuple[str, str], ...] = ()
     robots_txt: str = DEFAULT_ROBOTS
     languages_available: tuple[str, ...] = field(default_factory=tuple)
+    navigation: Callable[[LangTree], TreeNav] | None = None
 
     @property
     def langs(self) -> list[str]:
