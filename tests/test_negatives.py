@@ -300,3 +300,23 @@ def test_lett_negatives_follow_the_paper() -> None:
     assert counts["gold_pages_without_gold_link"] == 2 and counts["gold_pages"] == 3
     capped = list(lett_link_negatives(pages, gold, langs, 1, 0, Counter()))
     assert len(capped) == 1
+
+
+def test_similarity_ranking_is_the_same_in_every_process() -> None:
+    """Rankings must not depend on Python's per-process string hashing (PYTHONHASHSEED)."""
+    import subprocess
+    import sys
+
+    script = (
+        "from smartcrawl.data.negatives_jaccard import SimilarityIndex, _BRUTE_FORCE_MAX\n"
+        "urls = [f'http://a.com/{x}/item-{i % 37}/part-{i % 11}-{i % 5}' for i in range(_BRUTE_FORCE_MAX + 200)"
+        " for x in ('en',)]\n"
+        "idx = SimilarityIndex(urls)\n"
+        "print(idx.most_similar(urls[:150], 3))\n"
+    )
+    outs = {
+        subprocess.run([sys.executable, "-c", script], env={**__import__("os").environ, "PYTHONHASHSEED": seed},
+                       capture_output=True, text=True, check=True).stdout
+        for seed in ("1", "2", "3")
+    }
+    assert len(outs) == 1

@@ -92,7 +92,7 @@ class SimilarityIndex:
         indices: list[int] = []
         indptr = [0]
         for tokens in token_sets:
-            indices.extend(vocab.setdefault(t, len(vocab)) for t in tokens)
+            indices.extend(vocab.setdefault(t, len(vocab)) for t in sorted(tokens))
             indptr.append(len(indices))
         n, v = len(self.urls), len(vocab)
         cols = np.asarray(indices, dtype=np.int64)
@@ -172,7 +172,7 @@ class SimilarityIndex:
         for r, q in enumerate(queries):
             tokens = jaccard_tokens(q)
             sizes[r] = len(tokens)
-            for t in tokens:
+            for t in sorted(tokens):
                 j = self._vocab.get(t)
                 if j is None:
                     continue
