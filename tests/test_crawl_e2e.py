@@ -148,7 +148,10 @@ def test_bfs_crawl_survives_hazards(server: ServerHandle, tmp_path: Path) -> Non
     urls = {r["url"] for r in requests}
     assert f"http://{ALPHA}/robots.txt" in urls and f"http://{BETA}/robots.txt" in urls
     assert f"{a}/private/secret" not in urls and not any("google" in u for u in urls)
-    assert Counter(u for u in (r["url"] for r in requests) if u in set(stored)).most_common(1)[0][1] == 1
+    # no stored page was requested twice, except a logged retry (e.g. a timeout on a loaded machine)
+    counts = Counter(u for u in (r["url"] for r in requests) if u in set(stored))
+    assert all(n == 1 or n <= 1 + int(log.loc[u, "retries"]) for u, n in counts.items()), (
+        counts.most_common(3), log.loc[[u for u, n in counts.items() if n > 1]].to_dict("records"))
 
 
 def _order(job_dir: Path) -> list[str]:
