@@ -24,7 +24,8 @@ from smartcrawl.models.scorer import LangidScorer, ParallelScorer
 from smartcrawl.training.outputs import save_model_dir
 
 _MODELS = {"tiny": {"encoder": "tiny"}, "me5-small": {"encoder": "me5-small"},
-           "me5-small-6l": {"encoder": "me5-small", "num_layers": 6}, "me5-small-4l": {"encoder": "me5-small", "num_layers": 4}}
+           "me5-small-6l": {"encoder": "me5-small", "num_layers": 6}, "me5-small-4l": {"encoder": "me5-small", "num_layers": 4},
+           "me5-small-2l": {"encoder": "me5-small", "num_layers": 2}}
 
 
 def _urls(n: int) -> list[str]:
