@@ -2,8 +2,8 @@
 
 1. prepare both URL data sets (from ``../shared/data`` when it is there, else from the built-in
    websim sample);
-2. train both classifiers quickly (me5-small cut to 2 layers, frozen word embeddings, one epoch on
-   a capped sample: a demonstration of the pipeline, not the paper's models; pass
+2. train both classifiers quickly (me5-small cut to 2 layers, frozen word embeddings, one or two
+   epochs on a capped sample: a demonstration of the pipeline, not the paper's models; pass
    ``--langid-dir/--parallel-dir`` to use trained ones);
 3. crawl a websim web for one pair with bfs, +CLD2 and +CLD2+smart (the neural scorer) and print
    the parallel documents found by decile, with the path of the Figure-7-style plot.
@@ -32,10 +32,12 @@ log = logging.getLogger("smartcrawl.demo")
 # Small and fast on 2 cores: a capped sample, a 2-layer pretrained encoder, one epoch. A shallow
 # encoder with frozen embeddings learns URL markers quickly at a higher learning rate than the paper's.
 TRAIN_OVERRIDES: tuple[str, ...] = (
-    "model=me5-small-2l", "train.optim.freeze_embeddings=true", "curriculum=none", "train.max_epochs=1",
-    "train.max_train=10000", "train.max_dev=500", "train.max_test=2000", "train.batch_size=32",
+    "model=me5-small-2l", "train.optim.freeze_embeddings=true", "curriculum=none",
+    "train.max_train=8000", "train.max_dev=500", "train.max_test=2000", "train.batch_size=32",
     "train.optim.lr=5e-4", "train.progress_bar=false", "trainer.threads=2",
 )
+# Pairs are longer inputs (two URLs), so the parallel classifier gets one epoch to keep the demo short.
+EPOCHS: dict[str, int] = {"langid": 2, "parallel": 1}
 
 
 def choose_data(shared: Path, sample_dir: Path) -> tuple[Path, str]:
@@ -76,7 +78,7 @@ def train_step(prepared: Path, work: Path) -> dict[str, dict[str, Any]]:
     out = {}
     for task, data_dir in (("langid", prepared / "langid"), ("parallel", prepared / "parallel" / "rand+jaccard+remove")):
         overrides = [f"task={task}", f"data.out_dir={data_dir}", f"run_dir={work / 'runs' / task}",
-                     f"results_dir={work / 'results' / task}", *TRAIN_OVERRIDES]
+                     f"results_dir={work / 'results' / task}", f"train.max_epochs={EPOCHS[task]}", *TRAIN_OVERRIDES]
         with initialize_config_dir(config_dir=str(conf_dir()), version_base="1.3"):
             out[task] = train_from_config(compose("train", overrides=overrides))
     return out
