@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-all bench clean-venv
+.PHONY: demo test test-all bench figures clean-venv
 
 $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -23,6 +23,13 @@ test-all: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/prepare_cdx.py
+
+# The paper's tables and figures from results/: runs notebooks/*.ipynb headless, writes results/report/.
+# RESULTS=results/small for the small experiments' results.
+RESULTS ?= results
+REPORT ?= $(RESULTS)/report
+figures: $(STAMP)
+	$(PY) -m smartcrawl.analysis.notebooks run --results $(RESULTS) --out $(REPORT)
 
 clean-venv:
 	rm -rf $(VENV)

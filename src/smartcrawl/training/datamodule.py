@@ -11,6 +11,7 @@ import torch
 from torch.utils.data import DataLoader, Dataset
 from transformers import PreTrainedTokenizerBase
 
+from smartcrawl.training.batching import LengthBucketBatchSampler
 from smartcrawl.training.curriculum import Curriculum
 from smartcrawl.training.inputs import Examples, load_examples
 
@@ -65,6 +66,7 @@ class UrlDataModule(L.LightningDataModule):
         max_test: int | None = None,
         num_workers: int = 0,
         seed: int = 1234,
+        bucket_batches: int = 50,
     ) -> None:
         super().__init__()
         self.task = task
@@ -77,6 +79,7 @@ class UrlDataModule(L.LightningDataModule):
         self.limits = {"train": max_train, "dev": max_dev, "test": max_test}
         self.num_workers = num_workers
         self.seed = seed
+        self.bucket_batches = bucket_batches  # 0 = plain shuffled batches (no length bucketing)
         self.splits: dict[str, Examples] = {}
         self.unknown_labels: dict[str, int] = {}
 
@@ -99,14 +102,24 @@ class UrlDataModule(L.LightningDataModule):
         return self.curriculum.size(epoch, len(self.splits["train"]))
 
     def train_dataloader(self) -> DataLoader:
-        """The curriculum's prefix of the training set for the current epoch, shuffled."""
+        """The curriculum's prefix of the training set for the current epoch, shuffled (length-bucketed)."""
         epoch = self.trainer.current_epoch if self.trainer is not None else 0
         size = self.train_size(epoch)
+        dataset = _ExampleDataset(self.splits["train"], size)
+        if self.bucket_batches > 0:
+            sampler = LengthBucketBatchSampler(self.lengths("train")[:size], self.batch_size, self.seed + epoch,
+                                               self.bucket_batches)
+            return DataLoader(dataset, batch_sampler=sampler, collate_fn=self.collate, num_workers=self.num_workers)
         generator = torch.Generator().manual_seed(self.seed + epoch)
-        return DataLoader(
-            _ExampleDataset(self.splits["train"], size), batch_size=self.batch_size, shuffle=True,
-            generator=generator, collate_fn=self.collate, num_workers=self.num_workers,
-        )
+        return DataLoader(dataset, batch_size=self.batch_size, shuffle=True, generator=generator,
+                          collate_fn=self.collate, num_workers=self.num_workers)
+
+    def lengths(self, split: str) -> list[int]:
+        """Character length of each input of ``split`` (both URLs of a pair): the bucketing key."""
+        ex = self.splits[split]
+        if ex.pairs is None:
+            return [len(t) for t in ex.texts]
+        return [len(a) + len(b) for a, b in zip(ex.texts, ex.pairs)]
 
     def val_dataloader(self) -> DataLoader:
         """The dev split."""
@@ -117,6 +130,7 @@ class UrlDataModule(L.LightningDataModule):
         return self._eval_loader("test")
 
     def _eval_loader(self, split: str) -> DataLoader:
+        # File order, since predictions are written row by row; evaluation is a small share of the time.
         return DataLoader(_ExampleDataset(self.splits[split]), batch_size=self.eval_batch_size, shuffle=False,
                           collate_fn=self.collate, num_workers=self.num_workers)
 

@@ -31,8 +31,15 @@ class UrlClassifier(L.LightningModule):
     in :attr:`test_predictions` after ``trainer.test``.
     """
 
-    def __init__(self, model: PreTrainedModel, labels: list[str], optim: OptimSettings, first_epoch_steps: int) -> None:
+    def __init__(
+        self, model: PreTrainedModel, labels: list[str], optim: OptimSettings, first_epoch_steps: int,
+        class_weights: list[float] | None = None,
+    ) -> None:
         super().__init__()
+        if class_weights is not None and len(class_weights) != len(labels):
+            raise ValueError(f"class_weights: {len(class_weights)} weights for {len(labels)} labels")
+        # A buffer, so the weights follow the module to the GPU and into checkpoints.
+        self.register_buffer("class_weights", None if class_weights is None else torch.tensor(class_weights))
         self.model = model
         self.labels = labels
         self.optim = optim
@@ -56,7 +63,7 @@ class UrlClassifier(L.LightningModule):
     def training_step(self, batch: dict[str, torch.Tensor], batch_idx: int) -> torch.Tensor:
         """Cross-entropy on one batch."""
         logits = self(**batch)
-        loss = torch.nn.functional.cross_entropy(logits, batch["labels"])
+        loss = torch.nn.functional.cross_entropy(logits, batch["labels"], weight=self.class_weights)
         self.log("train/loss", loss, prog_bar=True, batch_size=len(batch["labels"]))
         return loss
 

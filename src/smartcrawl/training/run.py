@@ -20,6 +20,7 @@ from lightning.pytorch.callbacks import EarlyStopping, ModelCheckpoint
 from omegaconf import DictConfig, OmegaConf
 
 from smartcrawl.eval.metrics import summary_line
+from smartcrawl.training.batching import class_weights
 from smartcrawl.training.curriculum import Curriculum
 from smartcrawl.training.datamodule import UrlDataModule
 from smartcrawl.training.inputs import TASKS, label_names
@@ -171,7 +172,7 @@ def train_from_config(cfg: DictConfig) -> dict[str, Any]:
         batch_size=int(tr["batch_size"]), eval_batch_size=int(tr["eval_batch_size"]),
         max_length=int(model_cfg.get("max_length") or 128), max_train=tr.get("max_train"),
         max_dev=tr.get("max_dev"), max_test=tr.get("max_test"), num_workers=int(trainer_cfg.get("num_workers") or 0),
-        seed=int(cfg.seed),
+        seed=int(cfg.seed), bucket_batches=int(tr.get("bucket_batches", 50) or 0),
     )
     datamodule.setup()
     first_epoch_steps = math.ceil(datamodule.train_size(0) / int(tr["batch_size"]))
@@ -182,7 +183,14 @@ def train_from_config(cfg: DictConfig) -> dict[str, Any]:
     optim = OptimSettings(lr=float(o["lr"]), betas=tuple(o["betas"]), eps=float(o["eps"]),
                           weight_decay=float(o["weight_decay"]), warmup_fraction=float(o["warmup_fraction"]),
                           freeze_embeddings=bool(o.get("freeze_embeddings", False)))
-    module = UrlClassifier(model, labels, optim, first_epoch_steps)
+    try:
+        weights = class_weights(datamodule.splits["train"].labels, len(labels), str(tr.get("class_weights", "none")))
+    except ValueError as exc:
+        raise TrainConfigError(str(exc)) from exc
+    if weights is not None:
+        log.info("class weights (%s): %s", tr["class_weights"],
+                 ", ".join(f"{n}={w:.2f}" for n, w in zip(labels, weights)))
+    module = UrlClassifier(model, labels, optim, first_epoch_steps, class_weights=weights)
     paths = RunPaths(Path(cfg.run_dir), Path(cfg.results_dir))
     logger_cfg = OmegaConf.to_container(cfg.logger, resolve=True)
     assert isinstance(logger_cfg, dict)
