@@ -149,3 +149,21 @@ def test_module_trains_with_dropout_on() -> None:
                                                      num_attention_heads=2, intermediate_size=32)).eval()
     module = UrlClassifier(model, ["a", "b"], OptimSettings(), first_epoch_steps=10)
     assert all(m.training for m in module.model.modules())
+
+
+def test_mean_pooling_and_class_weights_train_and_score(repo_root: Path, tmp_path: Path) -> None:
+    data_dir = _write_parallel(tmp_path)
+    metrics = train_from_config(_cfg(repo_root, tmp_path, "parallel", data_dir,
+                                     ["model.pooling=mean", "train.class_weights=balanced", "train.bucket_batches=2"]))
+    model = UrlModel(metrics["model_dir"], "parallel")
+    assert type(model.model).__name__ == "BertMeanPoolForSequenceClassification"
+    probs = model.probs(["a.com / en / x"], ["a.com / fr / x"])
+    assert probs.shape == (1, 2)
+
+
+def test_wrong_pooling_or_weights_name_the_key(repo_root: Path, tmp_path: Path) -> None:
+    data_dir = _write_langid(tmp_path)
+    with pytest.raises(TrainConfigError, match="model.pooling.*allowed: cls, mean"):
+        train_from_config(_cfg(repo_root, tmp_path, "langid", data_dir, ["+model.pooling=max"]))
+    with pytest.raises(TrainConfigError, match="train.class_weights.*allowed"):
+        train_from_config(_cfg(repo_root, tmp_path, "langid", data_dir, ["train.class_weights=inverse"]))

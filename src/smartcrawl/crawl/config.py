@@ -21,8 +21,14 @@ ScopeMode = Literal["host", "domain", "any"]
 StrategyName = Literal["bfs", "cld2", "smart"]
 ScoreMode = Literal["threshold", "ranking"]
 OutsidePair = Literal["lowest", "drop"]
+Backend = Literal["sqlite", "redis"]
 
 REAL_WEB_DELAY_S = 1.0
+# The Scrapy scheduler of each frontier backend (redis: shared by several crawler processes).
+SCHEDULERS: dict[str, str] = {
+    "sqlite": "smartcrawl.crawl.scheduler.FrontierScheduler",
+    "redis": "smartcrawl.crawl.redisscheduler.DistributedScheduler",
+}
 
 
 @dataclass(frozen=True)
@@ -51,6 +57,17 @@ class CrawlSettings:
     progress_interval_s: float = 10.0
     log_level: str = "INFO"
     fsync: bool = False
+    backend: Backend = "sqlite"
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    redis_prefix: str | None = None
+    worker: str = "0"
+    lease_s: float = 30.0
+
+    def __post_init__(self) -> None:
+        if self.backend not in ("sqlite", "redis"):
+            raise ValueError(f"unknown crawl backend {self.backend!r} (sqlite, redis)")
+        if self.lease_s <= 0:
+            raise ValueError(f"lease_s must be positive, got {self.lease_s}")
 
     def resolved_delay(self, proxy_url: str | None) -> float:
         """The per-host download delay: the explicit value, else 0 on the test bed and 1 s on the web."""
@@ -155,9 +172,14 @@ def scrapy_settings(settings: CrawlSettings, proxy_url: str | None) -> dict[str,
         "LOGSTATS_INTERVAL": 0,
         "LOG_LEVEL": settings.log_level,
         "CLOSESPIDER_TIMEOUT": settings.max_seconds or 0,
-        "SCHEDULER": "smartcrawl.crawl.scheduler.FrontierScheduler",
+        "SCHEDULER": SCHEDULERS[settings.backend],
         "ITEM_PIPELINES": {"smartcrawl.crawl.pipelines.RecordPipeline": 100},
-        "DOWNLOADER_MIDDLEWARES": {"smartcrawl.crawl.middlewares.ProxyMiddleware": 700},
+        "DOWNLOADER_MIDDLEWARES": {
+            "smartcrawl.crawl.middlewares.ProxyMiddleware": 700,
+            # Scrapy's robots.txt middleware lets requests that waited for a robots.txt ignore it
+            "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
+            "smartcrawl.crawl.robots.RobotsTxtMiddleware": 100,
+        },
         "EXTENSIONS": {
             "smartcrawl.crawl.middlewares.HtmlOnlyDownloads": 500,
             "smartcrawl.crawl.progress.ProgressReporter": 510,

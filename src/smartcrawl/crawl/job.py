@@ -255,6 +255,10 @@ class CrawlJob:
         """How many URLs are parked because their site's budget is spent."""
         return self.frontier.count(PARKED)
 
+    def in_flight(self) -> int:
+        """How many URLs are in flight (handed to the downloader, outcome not recorded yet)."""
+        return self.frontier.count(IN_FLIGHT)
+
     # -- recording ----------------------------------------------------------------------------
     def record(self, record: PageRecord) -> int | None:
         """Store the outcome of one request (module docstring); returns its ``ord``, ``None`` if ignored."""
@@ -292,7 +296,7 @@ class CrawlJob:
             pages_per_s=round(st.fetched_run / elapsed, 3) if elapsed > 0 else 0.0,
             fetched_total=st.fetched_total, stored_total=st.stored_total,
             stored_by_lang=dict(st.stored_by_lang), by_reason=dict(st.by_reason), by_status=dict(st.by_status),
-            skipped_links=dict(st.skipped_links), frontier_queued=self.queued() + self.frontier.count(IN_FLIGHT),
+            skipped_links=dict(st.skipped_links), frontier_queued=self.queued() + self.in_flight(),
             frontier_parked=self.parked(), recovered=dict(self.recovered), warc_files=warcs, crawl_log=CRAWL_LOG,
         )
 

@@ -71,7 +71,15 @@ def job_seeds(job_dir: str | Path, seeds: Sequence[str]) -> list[str]:
 
 def prepare(spec: CrawlSpec) -> tuple[CrawlJob, dict[str, Any], dict[str, Any]]:
     """Open the spec's job (repairing a stopped run) and build the spider arguments and Scrapy settings."""
-    seeds = job_seeds(spec.job_dir, spec.seeds)
+    s = spec.settings
+    job_cls: type[CrawlJob] = CrawlJob
+    if s.backend == "redis":  # a worker of a distributed crawl (smartcrawl.crawl.redisjob)
+        from smartcrawl.crawl.redisjob import RedisCrawlJob, redis_seeds
+
+        job_cls = RedisCrawlJob
+        seeds = redis_seeds(spec.job_dir, s, spec.seeds)
+    else:
+        seeds = job_seeds(spec.job_dir, spec.seeds)
     if not seeds:
         raise ValueError(f"no seeds for {spec.job_dir} (give seeds, or resume a job dir that has them)")
     pair = (str(spec.pair[0]), str(spec.pair[1]))
@@ -83,11 +91,10 @@ def prepare(spec: CrawlSpec) -> tuple[CrawlJob, dict[str, Any], dict[str, Any]]:
     if spec.strategy.name == "smart" and scorer is None:
         scorer = RuleScorer(pair)
     strategy = build_strategy(spec.strategy, pair, scorer)
-    s = spec.settings
     url_filter = UrlFilter(s.max_url_length, s.max_path_segments, s.max_segment_repeats)
     identity = {"pair": list(pair), "strategy": dataclasses.asdict(spec.strategy), "scope": s.scope,
                 "seeds": seeds}
-    job = CrawlJob(spec.job_dir, identity, s)
+    job = job_cls(spec.job_dir, identity, s)
     job.open()
     spider_kwargs = {"job": job, "strategy": strategy, "scope": scope, "url_filter": url_filter, "seeds": seeds,
                      "max_hops": s.max_hops, "max_redirects": s.max_redirects}

@@ -31,6 +31,7 @@ from transformers import (
 )
 
 from smartcrawl.models.me5_convert import convert_me5, default_me5_dir
+from smartcrawl.models.pooling import POOLINGS, to_mean_pooling
 
 ENCODER_NAMES = ("xlmr-base", "me5-small", "tiny")
 XLMR_HUB_ID = "FacebookAI/xlm-roberta-base"
@@ -176,16 +177,25 @@ def load_encoder(spec: EncoderSpec) -> tuple[PreTrainedModel, PreTrainedTokenize
 
 
 def load_classifier(
-    spec: EncoderSpec, num_labels: int, id2label: Mapping[int, str] | None = None
+    spec: EncoderSpec, num_labels: int, id2label: Mapping[int, str] | None = None, pooling: str = "cls",
 ) -> tuple[PreTrainedModel, PreTrainedTokenizerBase]:
-    """A sequence classifier (pretrained encoder + new head with ``num_labels`` outputs) and its tokenizer."""
+    """A sequence classifier (pretrained encoder + new head with ``num_labels`` outputs) and its tokenizer.
+
+    ``pooling``: ``cls`` (Hugging Face's head on the first token, as the paper's XLM-R) or ``mean``
+    (:mod:`smartcrawl.models.pooling`, e5's pooling; BERT encoders only).
+    """
+    if pooling not in POOLINGS:
+        raise ValueError(f"model.pooling: unknown pooling {pooling!r}; allowed: {', '.join(POOLINGS)}")
     tokenizer = load_tokenizer(spec)
     if spec.name == "tiny":
-        return build_tiny(spec, tokenizer, num_labels, id2label), tokenizer
-    labels = _label_kwargs(num_labels, id2label)
-    model: PreTrainedModel = _load_pretrained(AutoModelForSequenceClassification, resolve_source(spec), **labels)
-    if spec.num_layers is not None:
-        truncate_layers(model, spec.num_layers)
+        model: PreTrainedModel = build_tiny(spec, tokenizer, num_labels, id2label)
+    else:
+        labels = _label_kwargs(num_labels, id2label)
+        model = _load_pretrained(AutoModelForSequenceClassification, resolve_source(spec), **labels)
+        if spec.num_layers is not None:
+            truncate_layers(model, spec.num_layers)
+    if pooling == "mean":
+        model = to_mean_pooling(model)
     return model, tokenizer
 
 

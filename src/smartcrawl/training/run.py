@@ -159,7 +159,11 @@ def train_from_config(cfg: DictConfig) -> dict[str, Any]:
         spec = EncoderSpec.from_config(model_cfg)
     except ValueError as exc:
         raise TrainConfigError(f"model.encoder: {exc}") from exc
-    model, tokenizer = load_classifier(spec, len(labels), id2label=dict(enumerate(labels)))
+    try:
+        model, tokenizer = load_classifier(spec, len(labels), id2label=dict(enumerate(labels)),
+                                           pooling=str(model_cfg.get("pooling") or "cls"))
+    except ValueError as exc:
+        raise TrainConfigError(str(exc)) from exc
     n_reinit = int(model_cfg.get("reinit_top_layers") or 0)
     if n_reinit:
         reinit_top_layers(model, n_reinit)
