@@ -191,6 +191,29 @@ def test_smart_strategy_levels() -> None:
         build_strategy(StrategyConfig(name="smart"), PAIR, None)
 
 
+def test_smart_skips_pairs_whose_language_probability_fixes_the_cost() -> None:
+    class Counting:
+        def __init__(self) -> None:
+            self.pairs: list[tuple[str, str]] = []
+
+        def lang_probs(self, urls: list[str], lang: str) -> np.ndarray:
+            return np.array([0.9, 0.004, 0.0, 0.3][: len(urls)])
+
+        def parallel_probs(self, pairs: list[tuple[str, str]]) -> np.ndarray:
+            self.pairs.extend(pairs)
+            return np.full(len(pairs), 0.5)
+
+    page = ParentPage("http://a.test/en/x", "eng")
+    links = ["http://a.test/1", "http://a.test/2", "http://a.test/3", "http://a.test/4"]
+    scorer = Counting()
+    strategy = build_strategy(StrategyConfig(name="smart", mode="ranking"), PAIR, scorer)
+    out = strategy.outlink_priorities(page, links)
+    assert [v for _, v in scorer.pairs] == [links[0], links[3]]
+    # the skipped links get the cost of score 0, as the full product would have given them
+    assert _prios(out) == [-56, -101, -101, -86]  # costs 101 - round(100 x score)
+    assert strategy.pairs_scored == 2 and strategy.pairs_skipped == 2
+
+
 def test_smart_uses_the_other_language() -> None:
     class Recorder(FixedScorer):
         def lang_probs(self, urls: list[str], lang: str) -> np.ndarray:

@@ -22,6 +22,7 @@ not followed at all, except those of seed pages, which get the lowest cost.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -118,6 +119,12 @@ class SmartStrategy(Strategy):
         super().__init__(config, pair)
         self.scorer = scorer
         self.lowest_cost = BEST_COST + 1 if config.mode == "threshold" else RANKING_LEVELS + 1
+        # A link waiting in the frontier is offered again by every page that links to it; its
+        # language probability does not depend on the page, so it is computed once.
+        self._lang_cache: OrderedDict[tuple[str, str], float] = OrderedDict()
+        self.lang_cache_size = 200_000
+        self.pairs_scored = 0   # outlinks sent to the pair model
+        self.pairs_skipped = 0  # outlinks whose language probability alone fixed the worst cost
 
     def cost_of_score(self, score: float) -> int:
         """Cost of a scored link: 2 levels (threshold mode) or 101 levels (ranking mode)."""
@@ -138,11 +145,36 @@ class SmartStrategy(Strategy):
         if not scored:
             return out
         targets = [links[i] for i in scored]
-        p_lang = _probabilities(self.scorer.lang_probs(targets, other), len(targets), "lang_probs")
-        p_par = _probabilities(self.scorer.parallel_probs([(parent.url, v) for v in targets]), len(targets),
-                               "parallel_probs")
+        p_lang = self._lang_probs(targets, other)
+        # score = p_lang x p_par <= p_lang: where p_lang alone already gives the worst cost, the pair
+        # model cannot change the link's priority, so it is not asked (the same ranking, less compute).
+        worst = self.cost_of_score(0.0)
+        ask = [j for j, p in enumerate(p_lang.tolist()) if self.cost_of_score(p) != worst]
+        p_par = np.zeros(len(targets))
+        if ask:
+            asked = self.scorer.parallel_probs([(parent.url, targets[j]) for j in ask])
+            p_par[ask] = _probabilities(asked, len(ask), "parallel_probs")
+        self.pairs_scored += len(ask)
+        self.pairs_skipped += len(targets) - len(ask)
         for i, score in zip(scored, (p_lang * p_par).tolist()):
             out[i] = LinkPriority(priority_of(self.cost_of_score(score)), float(score))
+        return out
+
+
+    def _lang_probs(self, urls: list[str], lang: str) -> np.ndarray:
+        """P(lang(url) == ``lang``) through a bounded cache (least recently used entries go first)."""
+        cache = self._lang_cache
+        missing = [u for u in dict.fromkeys(urls) if (u, lang) not in cache]
+        if missing:
+            values = _probabilities(self.scorer.lang_probs(missing, lang), len(missing), "lang_probs")
+            for url, value in zip(missing, values.tolist()):
+                cache[(url, lang)] = value
+        out = np.empty(len(urls))
+        for i, url in enumerate(urls):
+            out[i] = cache[(url, lang)]
+            cache.move_to_end((url, lang))
+        while len(cache) > self.lang_cache_size:
+            cache.popitem(last=False)
         return out
 
 

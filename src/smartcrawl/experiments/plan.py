@@ -192,9 +192,12 @@ def score_fixed(s: Settings, run_name: str, model_dir: Path) -> Step:
 
 def crawl(s: Settings, pair: str, langid_dir: Path | None, parallel_dir: Path | None) -> Step:
     """``crawl_eval.py`` for one pair on websim with BFS, +CLD2 and +CLD2+smart (rules or neural scorer)."""
-    root = s.results / ("crawl" if s.scorer == "rules" else "crawl-neural")
+    # Separate roots per scorer: crawl_eval skips finished jobs by directory, so a neural smart crawl
+    # must not find the rules scorer's finished jobs.
+    name = "crawl" if s.scorer == "rules" else "crawl-neural"
+    root = s.results / name
     argv = [s.python, "crawl_eval.py", f"pair={pair}", "web=websim", f"paths.results_dir={s.results}",
-            f"results_root={root}", f"work_root={s.runs / 'crawl'}", *(f"{k}={v}" for k, v in CRAWL[s.size].items())]
+            f"results_root={root}", f"work_root={s.runs / name}", *(f"{k}={v}" for k, v in CRAWL[s.size].items())]
     if s.scorer == "neural":
         argv += ["scorer=neural", f"scorer.langid_dir={langid_dir}", f"scorer.parallel_dir={parallel_dir}"]
     return Step(f"crawl-{pair}", tuple(argv), root / pair / "websim" / "summary.json")
