@@ -167,3 +167,10 @@ def test_wrong_pooling_or_weights_name_the_key(repo_root: Path, tmp_path: Path) 
         train_from_config(_cfg(repo_root, tmp_path, "langid", data_dir, ["+model.pooling=max"]))
     with pytest.raises(TrainConfigError, match="train.class_weights.*allowed"):
         train_from_config(_cfg(repo_root, tmp_path, "langid", data_dir, ["train.class_weights=inverse"]))
+
+
+def test_resume_with_another_model_config_names_the_way_out(repo_root: Path, tmp_path: Path) -> None:
+    data_dir = _write_langid(tmp_path)
+    train_from_config(_cfg(repo_root, tmp_path, "langid", data_dir, ["train.max_epochs=1"]))
+    with pytest.raises(TrainConfigError, match="different model configuration.*train.resume=false"):
+        train_from_config(_cfg(repo_root, tmp_path, "langid", data_dir, ["train.max_epochs=2", "model.pooling=mean"]))

@@ -97,6 +97,7 @@ def fit_and_evaluate(
     last = paths.checkpoints / "last.ckpt"
     ckpt_path = str(last) if resume and last.exists() else None
     if ckpt_path:
+        check_checkpoint_matches(last, module)
         log.info("resuming from %s", ckpt_path)
     trainer.fit(module, datamodule=datamodule, ckpt_path=ckpt_path)
     best_path = best.best_model_path or (str(last) if last.exists() else "")
@@ -132,6 +133,19 @@ def fit_and_evaluate(
         log.info("%s test: %s", task, summary_line(test["metrics"]))
     log.info("model: %s; results: %s", paths.model_dir, paths.results_dir)
     return metrics
+
+
+def check_checkpoint_matches(path: Path, module: UrlClassifier) -> None:
+    """Stop with a clear error when a checkpoint to resume from holds another model (e.g. other pooling)."""
+    state = torch.load(path, map_location="cpu", weights_only=False).get("state_dict", {})
+    saved, wanted = set(state), set(module.state_dict())
+    if saved != wanted:
+        diff = sorted(saved ^ wanted)
+        raise TrainConfigError(
+            f"run_dir: {path} was written by a different model configuration ({len(diff)} parameter names "
+            f"differ, e.g. {diff[:3]}); resume it with its own config, or start afresh with "
+            f"train.resume=false or another run_name"
+        )
 
 
 def train_from_config(cfg: DictConfig) -> dict[str, Any]:
