@@ -3,6 +3,8 @@
 A model directory is what ``train.py`` saves: a Hugging Face sequence classifier and tokenizer plus
 ``smartcrawl.json`` (task, labels, pre-processing, max length). Empty or unparsable URLs get a
 defined output (probability 0 for every language and for parallelism) without breaking the batch.
+Every scorer takes ``backend``: ``torch`` (default), or ``onnx`` / ``onnx-int8`` for the fast CPU
+path once the model directory has been exported (:mod:`smartcrawl.models.onnx_export`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,9 @@ import numpy as np
 import torch
 from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
+import smartcrawl.models.pooling  # noqa: F401  (registers the mean-pooling classifier with the Auto classes)
+from smartcrawl.models.onnx_export import BACKENDS, require_onnx_file
+from smartcrawl.models.onnx_export import session as onnx_session
 from smartcrawl.training.outputs import MODEL_CARD, PREPROCESSING
 from smartcrawl.urls import is_usable, preprocess_url
 
@@ -24,9 +29,15 @@ class ModelDirError(ValueError):
 
 
 class UrlModel:
-    """One trained URL classifier, batched inference on CPU or GPU."""
+    """One trained URL classifier, batched inference with PyTorch (CPU or GPU) or onnxruntime (CPU).
 
-    def __init__(self, model_dir: str | Path, task: str, device: str | None = None, batch_size: int = 64) -> None:
+    ``backend``: ``torch`` (the saved HF model), ``onnx`` (``model.onnx``) or ``onnx-int8``
+    (``model.int8.onnx``), the ONNX files written by ``python -m smartcrawl.models.onnx_export
+    MODEL_DIR [--int8]``. ``threads``: onnxruntime intra-op threads (default: the available cores).
+    """
+
+    def __init__(self, model_dir: str | Path, task: str, device: str | None = None, batch_size: int = 64,
+                 backend: str = "torch", threads: int | None = None) -> None:
         root = Path(model_dir)
         card_path = root / MODEL_CARD
         if not card_path.is_file():
@@ -36,38 +47,70 @@ class UrlModel:
             raise ModelDirError(f"{root} holds a {card.get('task')!r} model, but a {task!r} model is needed")
         if card.get("preprocessing") != PREPROCESSING:
             raise ModelDirError(f"{root}: unknown pre-processing {card.get('preprocessing')!r}")
+        if backend not in BACKENDS:
+            raise ValueError(f"backend: unknown backend {backend!r}; allowed: {', '.join(BACKENDS)}")
         self.labels: list[str] = list(card["labels"])
         self.max_length = int(card.get("max_length", 128))
         self.batch_size = batch_size
-        self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
-        self.tokenizer = AutoTokenizer.from_pretrained(root, local_files_only=True)
-        self.model = AutoModelForSequenceClassification.from_pretrained(root, local_files_only=True)
-        if self.model.config.num_labels != len(self.labels):
-            raise ModelDirError(
-                f"{root}: label map has {len(self.labels)} labels but the model has {self.model.config.num_labels} outputs"
-            )
-        self.model.to(self.device).eval()
+        self.backend = backend
         self.task = task
+        self.tokenizer = AutoTokenizer.from_pretrained(root, local_files_only=True)
+        if backend == "torch":
+            self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+            self.model = AutoModelForSequenceClassification.from_pretrained(root, local_files_only=True)
+            outputs = int(self.model.config.num_labels)
+            self.model.to(self.device).eval()
+        else:
+            if device is not None and torch.device(device).type != "cpu":
+                raise ValueError(f"backend={backend!r} runs on the CPU only; use backend='torch' for device={device!r}")
+            self.device = torch.device("cpu")
+            self.session = onnx_session(require_onnx_file(root, backend), threads)
+            self.input_names = [i.name for i in self.session.get_inputs()]
+            width = self.session.get_outputs()[0].shape[-1]
+            outputs = width if isinstance(width, int) else len(self.labels)
+        if outputs != len(self.labels):
+            raise ModelDirError(f"{root}: label map has {len(self.labels)} labels but the model has {outputs} outputs")
+
+    def probs(self, texts: Sequence[str], pairs: Sequence[str] | None = None) -> np.ndarray:
+        """Class probabilities of pre-processed inputs, shape ``(n, len(labels))``, in input order.
+
+        Inputs are sorted by length inside the call so that each batch pads to a similar length
+        (about 3x less padding on real URLs), then the rows are put back in the caller's order.
+        """
+        out = np.zeros((len(texts), len(self.labels)), dtype=np.float32)
+        if not len(texts):
+            return out
+        lengths = [len(t) + (len(pairs[i]) if pairs is not None else 0) for i, t in enumerate(texts)]
+        order = np.argsort(np.asarray(lengths), kind="stable")
+        for start in range(0, len(order), self.batch_size):
+            index = order[start : start + self.batch_size]
+            batch = [texts[i] for i in index]
+            pair = [pairs[i] for i in index] if pairs is not None else None
+            out[index] = self._torch_probs(batch, pair) if self.backend == "torch" else self._onnx_probs(batch, pair)
+        return out
 
     @torch.inference_mode()
-    def probs(self, texts: Sequence[str], pairs: Sequence[str] | None = None) -> np.ndarray:
-        """Class probabilities of pre-processed inputs, shape ``(n, len(labels))``."""
-        out = np.zeros((len(texts), len(self.labels)), dtype=np.float32)
-        for i in range(0, len(texts), self.batch_size):
-            batch = list(texts[i : i + self.batch_size])
-            pair = list(pairs[i : i + self.batch_size]) if pairs is not None else None
-            enc = self.tokenizer(batch, pair, truncation=True, max_length=self.max_length, padding=True,
-                                 return_tensors="pt").to(self.device)
-            logits = self.model(**enc).logits.float()
-            out[i : i + len(batch)] = logits.softmax(-1).cpu().numpy()
-        return out
+    def _torch_probs(self, batch: list[str], pair: list[str] | None) -> np.ndarray:
+        enc = self.tokenizer(batch, pair, truncation=True, max_length=self.max_length, padding=True,
+                             return_tensors="pt").to(self.device)
+        logits = self.model(**enc).logits.float()
+        return logits.softmax(-1).cpu().numpy()
+
+    def _onnx_probs(self, batch: list[str], pair: list[str] | None) -> np.ndarray:
+        enc = self.tokenizer(batch, pair, truncation=True, max_length=self.max_length, padding=True,
+                             return_tensors="np")
+        feeds = {name: np.asarray(enc[name], dtype=np.int64) for name in self.input_names}
+        logits = self.session.run(None, feeds)[0].astype(np.float32)
+        exp = np.exp(logits - logits.max(axis=-1, keepdims=True))
+        return exp / exp.sum(axis=-1, keepdims=True)
 
 
 class LangidScorer:
     """URL language probabilities from a trained ``langid`` model directory."""
 
-    def __init__(self, model_dir: str | Path, device: str | None = None, batch_size: int = 64) -> None:
-        self.model = UrlModel(model_dir, "langid", device, batch_size)
+    def __init__(self, model_dir: str | Path, device: str | None = None, batch_size: int = 64,
+                 backend: str = "torch", threads: int | None = None) -> None:
+        self.model = UrlModel(model_dir, "langid", device, batch_size, backend, threads)
 
     def lang_probs(self, urls: Sequence[str], lang: str) -> np.ndarray:
         """P(lang(url) == ``lang``) per URL; 0 for unusable URLs or a language the model does not know."""
@@ -94,8 +137,9 @@ class LangidScorer:
 class ParallelScorer:
     """URL-pair parallelism probabilities from a trained ``parallel`` model directory."""
 
-    def __init__(self, model_dir: str | Path, device: str | None = None, batch_size: int = 64) -> None:
-        self.model = UrlModel(model_dir, "parallel", device, batch_size)
+    def __init__(self, model_dir: str | Path, device: str | None = None, batch_size: int = 64,
+                 backend: str = "torch", threads: int | None = None) -> None:
+        self.model = UrlModel(model_dir, "parallel", device, batch_size, backend, threads)
 
     def parallel_probs(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         """P(parallel) per URL pair; 0 when either URL is unusable."""
@@ -112,9 +156,9 @@ class NeuralScorer:
     """The crawler's :class:`~smartcrawl.crawl.scoring.UrlScorer` from a langid and a parallel model directory."""
 
     def __init__(self, langid_dir: str | Path, parallel_dir: str | Path, device: str | None = None,
-                 batch_size: int = 64) -> None:
-        self.langid = LangidScorer(langid_dir, device, batch_size)
-        self.parallel = ParallelScorer(parallel_dir, device, batch_size)
+                 batch_size: int = 64, backend: str = "torch", threads: int | None = None) -> None:
+        self.langid = LangidScorer(langid_dir, device, batch_size, backend, threads)
+        self.parallel = ParallelScorer(parallel_dir, device, batch_size, backend, threads)
 
     def lang_probs(self, urls: Sequence[str], lang: str) -> np.ndarray:
         """P(lang(url) == ``lang``) per URL (see :meth:`LangidScorer.lang_probs`)."""
