@@ -164,7 +164,7 @@ def test_mean_pooling_and_class_weights_train_and_score(repo_root: Path, tmp_pat
 def test_wrong_pooling_or_weights_name_the_key(repo_root: Path, tmp_path: Path) -> None:
     data_dir = _write_langid(tmp_path)
     with pytest.raises(TrainConfigError, match="model.pooling.*allowed: cls, mean"):
-        train_from_config(_cfg(repo_root, tmp_path, "langid", data_dir, ["+model.pooling=max"]))
+        train_from_config(_cfg(repo_root, tmp_path, "langid", data_dir, ["model.pooling=max"]))
     with pytest.raises(TrainConfigError, match="train.class_weights.*allowed"):
         train_from_config(_cfg(repo_root, tmp_path, "langid", data_dir, ["train.class_weights=inverse"]))
 
