@@ -175,12 +175,12 @@ def train_student(student: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, 
                 rate = seen / (time.perf_counter() - started)
                 log.info("epoch %d step %d/%d loss %.4f (%.0f examples/s)", epoch, step, total, running, rate)
             if step >= total:
-                stopped = "max_steps"
+                stopped = "max_steps" if s.max_steps is not None and step >= s.max_steps else "epochs"
                 break
             if time.perf_counter() > deadline:
                 stopped = "max_minutes"
                 break
-        if stopped != "epochs":
+        if step >= total or stopped != "epochs":
             break
     words.sparse = False
     student.eval()
