@@ -101,19 +101,23 @@ class CrawlJob:
         self.frontier.restore_parked()
         set_meta(db, "runs", str(self.run + 1))
         db.commit()
-        last_ord = repair_crawl_log(self.job_dir / CRAWL_LOG)
-        self._jsonl = CrawlLogWriter(self.job_dir / CRAWL_LOG, s.fsync)
-        missing = self.downloads.rows_after(last_ord)
-        if missing:
-            self._jsonl.write_many(missing)
-        self.recovered = {"requeued_in_flight": in_flight, "requeued_lost_pages": lost,
-                          "crawl_log_rows_restored": len(missing)}
+        self._restore_crawl_log(in_flight, lost)
         self.budgets.load()
         self._load_stats()
         self._warc = WarcStore(self.job_dir, self.run, s.fsync)
         self._record_run_start()
         if self.run > 0:
             log.info("resuming %s (run %d): %s", self.job_dir, self.run, self.recovered)
+
+    def _restore_crawl_log(self, in_flight: int, lost: int) -> None:
+        """Cut a torn crawl log, reopen it, append the stored rows it misses; record the recovery counts."""
+        last_ord = repair_crawl_log(self.job_dir / CRAWL_LOG)
+        self._jsonl = CrawlLogWriter(self.job_dir / CRAWL_LOG, self.settings.fsync)
+        missing = self.downloads.rows_after(last_ord)
+        if missing:
+            self._jsonl.write_many(missing)
+        self.recovered = {"requeued_in_flight": in_flight, "requeued_lost_pages": lost,
+                          "crawl_log_rows_restored": len(missing)}
 
     def _check_identity(self) -> None:
         path = self.job_dir / JOB_FILE

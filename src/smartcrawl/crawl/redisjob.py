@@ -36,7 +36,6 @@ from pathlib import Path
 from typing import IO, Any
 
 from smartcrawl.crawl.config import CrawlSettings
-from smartcrawl.crawl.crawllog import CRAWL_LOG, CrawlLogWriter, repair_crawl_log
 from smartcrawl.crawl.frontier import FrontierEntry, NewUrl
 from smartcrawl.crawl.job import STATE_DB, CrawlJob
 from smartcrawl.crawl.records import DownloadLog, PageRecord, log_row
@@ -196,13 +195,7 @@ class RedisCrawlJob(CrawlJob):
         shared.restore_parked()
         set_meta(db, "runs", str(self.run + 1))
         db.commit()
-        last_ord = repair_crawl_log(self.job_dir / CRAWL_LOG)
-        self._jsonl = CrawlLogWriter(self.job_dir / CRAWL_LOG, s.fsync)
-        missing = self.downloads.rows_after(last_ord)
-        if missing:
-            self._jsonl.write_many(missing)
-        self.recovered = {"requeued_in_flight": in_flight, "requeued_lost_pages": lost,
-                          "crawl_log_rows_restored": len(missing)}
+        self._restore_crawl_log(in_flight, lost)
         self._load_stats()
         self._warc = WarcStore(self.job_dir, self.run, s.fsync)
         self._record_run_start()
