@@ -7,16 +7,19 @@ one test runs several crawls in this process with :func:`~smartcrawl.crawl.runne
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from test_crawl_testweb import (
     ALPHA,
@@ -35,6 +38,7 @@ from smartcrawl.crawl.crawllog import CRAWL_LOG, read_crawl_log
 from smartcrawl.crawl.job import PROGRESS_FILE, STATE_DB, SUMMARY_FILE
 from smartcrawl.crawl.records import LOG_FIELDS, row_dict
 from smartcrawl.crawl.runner import CrawlSpec, run_crawls
+from smartcrawl.crawl.scoring import RuleScorer
 from smartcrawl.crawl.warcstore import WARC_DIR, stored_urls
 from smartcrawl.web.server import Policy, ServerHandle, serve_webs
 
@@ -167,9 +171,15 @@ def _order(job_dir: Path) -> list[str]:
 
 
 def test_strategy_orders_in_one_reactor(server: ServerHandle, tmp_path: Path) -> None:
-    """bfs, cld2 and smart (both modes) crawl the same sites one request at a time, all in one reactor."""
+    """bfs, cld2 and smart (both modes) crawl the same sites one request at a time, all in one reactor.
+
+    (Twisted's reactor runs once per process, so this is the one test that crawls in-process; it also
+    checks the scoring thread: with ``score_in_thread`` the strategy runs there, and the crawl stores
+    what a synchronous one stores.)
+    """
     one_at_a_time = CrawlSettings(concurrent_requests=1, concurrent_per_host=1, timeout_s=0.4, retries=0,
-                                  max_bytes=100_000, max_path_segments=6, progress_interval_s=0)
+                                  max_bytes=100_000, max_path_segments=6, progress_interval_s=0,
+                                  score_in_thread=False)
     beta = [f"http://{BETA}/"]
     specs = {
         "bfs": CrawlSpec(tmp_path / "bfs", beta, ("eng", "mlt"), StrategyConfig(name="bfs"), one_at_a_time),
@@ -181,10 +191,17 @@ def test_strategy_orders_in_one_reactor(server: ServerHandle, tmp_path: Path) ->
         "cld2_drop": CrawlSpec(tmp_path / "cld2_drop", [f"http://{ALPHA}/"], ("eng", "mlt"),
                                StrategyConfig(name="cld2", outside_pair="drop"), one_at_a_time),
     }
+    scorers = {name: ThreadRecordingScorer(("eng", "mlt")) for name in ("thread", "sync")}
+    for name, scorer in scorers.items():
+        specs[name] = CrawlSpec(tmp_path / name, SEEDS, ("eng", "mlt"), StrategyConfig(name="smart"),
+                                dataclasses.replace(TEST_SETTINGS, score_in_thread=name == "thread"), scorer=scorer)
     for spec in specs.values():
         spec.proxy_url = server.proxy_url
     summaries = run_crawls(list(specs.values()), max_parallel=len(specs), install_signal_handlers=False)
     assert [s.finish_reason for s in summaries] == ["finished"] * len(specs)
+    assert {t.split("_")[0] for t in scorers["thread"].threads} == {"smartcrawl-scoring"}
+    assert scorers["sync"].threads == {threading.main_thread().name}
+    assert sorted(check_job_consistency(tmp_path / "thread")) == sorted(check_job_consistency(tmp_path / "sync"))
     b = f"http://{BETA}"
     assert _order(tmp_path / "bfs") == [f"{b}/", f"{b}/en/a", f"{b}/en/b", f"{b}/en/c", f"{b}/mt/a", f"{b}/mt/b",
                                         f"{b}/mt/c"]
@@ -205,6 +222,18 @@ def test_strategy_orders_in_one_reactor(server: ServerHandle, tmp_path: Path) ->
     dropped = read_crawl_log(tmp_path / "cld2_drop")
     assert not set(late) & set(dropped["url"])
     assert set(stored_urls(tmp_path / "cld2")) - set(stored_urls(tmp_path / "cld2_drop")) == set(late)
+
+
+class ThreadRecordingScorer(RuleScorer):
+    """The rule scorer, noting the threads it runs in."""
+
+    def __init__(self, pair: tuple[str, str]) -> None:
+        super().__init__(pair)
+        self.threads: set[str] = set()
+
+    def lang_probs(self, urls: Sequence[str], lang: str) -> np.ndarray:
+        self.threads.add(threading.current_thread().name)
+        return super().lang_probs(urls, lang)
 
 
 def test_budgets_and_resume(server: ServerHandle, tmp_path: Path) -> None:

@@ -48,7 +48,8 @@ pytestmark = pytest.mark.skipif(REDIS_SERVER is None,
                                 reason="redis-server not installed (apt-get install redis-server; .ci/run does it)")
 
 LATENCY_MS = 10.0
-ONE_AT_A_TIME = ["crawl.concurrent_requests=1", "crawl.concurrent_per_host=1"]
+# One request at a time and synchronous scoring: a reproducible fetch order.
+ONE_AT_A_TIME = ["crawl.concurrent_requests=1", "crawl.concurrent_per_host=1", "crawl.score_in_thread=false"]
 
 
 def _free_port() -> int:

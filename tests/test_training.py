@@ -174,3 +174,14 @@ def test_resume_with_another_model_config_names_the_way_out(repo_root: Path, tmp
     train_from_config(_cfg(repo_root, tmp_path, "langid", data_dir, ["train.max_epochs=1"]))
     with pytest.raises(TrainConfigError, match="different model configuration.*train.resume=false"):
         train_from_config(_cfg(repo_root, tmp_path, "langid", data_dir, ["train.max_epochs=2", "model.pooling=mean"]))
+
+
+def test_max_steps_mid_epoch_validates_before_stopping(repo_root: Path, tmp_path: Path) -> None:
+    # 360 training URLs / batch 16 = 23 steps an epoch: max_steps=3 stops in the middle of the first one.
+    data_dir = _write_langid(tmp_path)
+    metrics = train_from_config(_cfg(repo_root, tmp_path, "langid", data_dir, ["train.max_epochs=5",
+                                                                               "train.max_steps=3"]))
+    assert metrics["global_steps"] == 3
+    assert metrics["best_dev_macro_f1"] is not None and Path(metrics["best_checkpoint"]).name == "best.ckpt"
+    logged = pd.read_csv(next((tmp_path / "run-langid" / "logs").glob("version_*/metrics.csv")))
+    assert logged["val/macro_f1"].notna().sum() == 1

@@ -8,6 +8,7 @@ what is missing. A missing run never raises: its cells say ``not run``.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -493,27 +494,45 @@ def appendix_a_negatives(results: Path, cfg: dict[str, Any]) -> Built:
     return out
 
 
+def _training_cells(run: Run) -> dict[str, Any]:
+    """A run's dev and test macro-F1 and its epochs trained (``not run`` where absent)."""
+    test = run.split_metrics("test")
+    return {"dev F1": run.dev_f1 if run.dev_f1 is not None else NOT_RUN,
+            "test F1": test["macro"]["f1"] if test else NOT_RUN,
+            "epochs": (run.metrics or {}).get("epochs_completed", NOT_RUN)}
+
+
+def _ablation_frame(out: Built, results: Path, acfg: dict[str, Any], default_glob: str,
+                    cells: Callable[[Run], dict[str, Any]], columns: list[str]) -> pd.DataFrame:
+    """One row per run of an ablation (``cells(run)``, its dev/test F1 and epochs, its name); notes them in ``out``.
+
+    ``acfg`` selects the runs: ``task`` (default ``langid``) and ``glob`` (default ``default_glob``).
+    """
+    task, glob = str(acfg.get("task", "langid")), str(acfg.get("glob", default_glob))
+    rows = [{**cells(run), **_training_cells(run), "run": run.name} for run in runs_matching(results, task, glob)]
+    df = pd.DataFrame(rows, columns=columns)
+    if df.empty:
+        out.missing.append(f"runs results/{task}/{glob}")
+    else:
+        out.used.append(f"{len(df)} runs `results/{task}/{glob}`")
+    return df
+
+
 def ablation_reinit(results: Path, cfg: dict[str, Any]) -> Built:
     """Ablation: dev and test macro-F1 against the number n of re-initialised top layers (n = 0..5)."""
     out = Built()
     acfg = cfg.get("ablations", {}).get("reinit", {})
-    runs = runs_matching(results, str(acfg.get("task", "langid")), str(acfg.get("glob", "langid-reinit*")))
-    rows = []
-    for run in runs:
-        n = run.config_value(str(acfg.get("key", "model.reinit_top_layers")))
-        test = run.split_metrics("test")
-        m = run.metrics or {}
-        rows.append({"n": int(n) if n is not None else NOT_RUN, "model": run.config_value("model.name", run.model),
-                     "dev F1": run.dev_f1 if run.dev_f1 is not None else NOT_RUN,
-                     "test F1": test["macro"]["f1"] if test else NOT_RUN,
-                     "epochs": m.get("epochs_completed", NOT_RUN), "train examples": m.get("train_examples", NOT_RUN),
-                     "run": run.name})
-    df = pd.DataFrame(rows, columns=["n", "model", "dev F1", "test F1", "epochs", "train examples", "run"])
+    key = str(acfg.get("key", "model.reinit_top_layers"))
+
+    def cells(run: Run) -> dict[str, Any]:
+        n = run.config_value(key)
+        return {"n": int(n) if n is not None else NOT_RUN, "model": run.config_value("model.name", run.model),
+                "train examples": (run.metrics or {}).get("train_examples", NOT_RUN)}
+
+    df = _ablation_frame(out, results, acfg, "langid-reinit*", cells,
+                         ["n", "model", "dev F1", "test F1", "epochs", "train examples", "run"])
     if not df.empty:
         df = df.assign(_n=pd.to_numeric(df["n"], errors="coerce")).sort_values("_n").drop(columns="_n")
-        out.used.append(f"{len(df)} runs `results/{acfg.get('task', 'langid')}/{acfg.get('glob')}`")
-    else:
-        out.missing.append(f"runs results/{acfg.get('task', 'langid')}/{acfg.get('glob', 'langid-reinit*')}")
     out.frames["ablation_reinit"] = df.reset_index(drop=True)
     return out
 
@@ -521,23 +540,14 @@ def ablation_reinit(results: Path, cfg: dict[str, Any]) -> Built:
 def ablation_curriculum(results: Path, cfg: dict[str, Any]) -> Built:
     """Ablation: the fold-growing curriculum against all training data in every epoch."""
     out = Built()
-    acfg = cfg.get("ablations", {}).get("curriculum", {})
-    runs = runs_matching(results, str(acfg.get("task", "langid")), str(acfg.get("glob", "langid-curriculum-*")))
-    rows = []
-    for run in runs:
+
+    def cells(run: Run) -> dict[str, Any]:
         start, step = run.config_value("curriculum.start"), run.config_value("curriculum.step")
-        test = run.split_metrics("test")
         m = run.metrics or {}
-        name = "all data every epoch" if start in (None, 0) else f"{start:,} + {step or 0:,} per epoch"
-        rows.append({"curriculum": name,
-                     "dev F1": run.dev_f1 if run.dev_f1 is not None else NOT_RUN,
-                     "test F1": test["macro"]["f1"] if test else NOT_RUN,
-                     "epochs": m.get("epochs_completed", NOT_RUN), "optimiser steps": m.get("global_steps", NOT_RUN),
-                     "seconds": m.get("seconds_this_session", NOT_RUN), "run": run.name})
-    df = pd.DataFrame(rows, columns=["curriculum", "dev F1", "test F1", "epochs", "optimiser steps", "seconds", "run"])
-    if df.empty:
-        out.missing.append(f"runs results/{acfg.get('task', 'langid')}/{acfg.get('glob', 'langid-curriculum-*')}")
-    else:
-        out.used.append(f"{len(df)} runs `results/{acfg.get('task', 'langid')}/{acfg.get('glob')}`")
-    out.frames["ablation_curriculum"] = df
+        return {"curriculum": "all data every epoch" if start in (None, 0) else f"{start:,} + {step or 0:,} per epoch",
+                "optimiser steps": m.get("global_steps", NOT_RUN), "seconds": m.get("seconds_this_session", NOT_RUN)}
+
+    out.frames["ablation_curriculum"] = _ablation_frame(
+        out, results, cfg.get("ablations", {}).get("curriculum", {}), "langid-curriculum-*", cells,
+        ["curriculum", "dev F1", "test F1", "epochs", "optimiser steps", "seconds", "run"])
     return out

@@ -62,6 +62,7 @@ class CrawlSettings:
     redis_prefix: str | None = None
     worker: str = "0"
     lease_s: float = 30.0
+    score_in_thread: bool = True  # smart: score outlinks in a worker thread while downloads go on
 
     def __post_init__(self) -> None:
         if self.backend not in ("sqlite", "redis"):

@@ -97,7 +97,8 @@ def prepare(spec: CrawlSpec) -> tuple[CrawlJob, dict[str, Any], dict[str, Any]]:
     job = job_cls(spec.job_dir, identity, s)
     job.open()
     spider_kwargs = {"job": job, "strategy": strategy, "scope": scope, "url_filter": url_filter, "seeds": seeds,
-                     "max_hops": s.max_hops, "max_redirects": s.max_redirects}
+                     "max_hops": s.max_hops, "max_redirects": s.max_redirects,
+                     "score_in_thread": s.score_in_thread and spec.strategy.name == "smart"}
     return job, spider_kwargs, scrapy_settings(s, spec.proxy_url)
 
 

@@ -9,14 +9,24 @@ Everything else is recorded with a reason and not stored: ``http_<status>``, ``n
 not downloaded), ``binary`` (a binary body served as HTML), ``robots``, ``timeout``, ``size_cap``,
 ``dns``, ``connection_refused``, ``tunnel_error``, ``connection_lost``, ``too_many_redirects``... An
 unexpected error while handling a page is recorded as ``spider_error:<Exception>``: the crawl goes on.
+
+With ``score_in_thread`` (the default for ``smart``) the strategy scores a page's outlinks in one
+worker thread shared by every spider of the process, so downloads and parsing go on while the
+models run (both onnxruntime and torch release the GIL); one thread keeps the strategy's caches and
+the scorer single-threaded. Scores then arrive a little later than in a synchronous crawl, so the
+crawl order can differ slightly between runs.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import threading
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from http import HTTPStatus
 from types import MappingProxyType
 from typing import Any
@@ -36,7 +46,7 @@ from smartcrawl.crawl.middlewares import is_html_type
 from smartcrawl.crawl.records import PageRecord
 from smartcrawl.crawl.scheduler import META_KEY
 from smartcrawl.crawl.scope import Scope, UrlFilter
-from smartcrawl.crawl.strategies import ParentPage, Strategy
+from smartcrawl.crawl.strategies import LinkPriority, ParentPage, Strategy
 from smartcrawl.urls import BadURL
 
 log = logging.getLogger(__name__)
@@ -74,6 +84,36 @@ def failure_reason(failure: Failure) -> tuple[str, bool]:
     return _FAILURES.get(name, (f"error:{name}", True))
 
 
+_POOL_LOCK = threading.Lock()
+_POOL: ThreadPoolExecutor | None = None
+
+
+def scoring_pool() -> ThreadPoolExecutor:
+    """The process's one scoring thread (shared by all spiders, so strategies and scorers never run concurrently)."""
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="smartcrawl-scoring")
+        return _POOL
+
+
+def _asyncio_loop() -> asyncio.AbstractEventLoop | None:
+    """The running asyncio loop under Scrapy's asyncio reactor; ``None`` under another reactor."""
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
+@dataclass
+class _Outlinks:
+    """A page's links that passed the filters, waiting for the strategy's priorities."""
+
+    parent: ParentPage
+    urls: list[str]
+    depth: int
+
+
 def _status_line(status: int) -> str:
     try:
         return f"{status} {HTTPStatus(status).phrase}"
@@ -95,6 +135,7 @@ class FocusedSpider(Spider):
         seeds: Sequence[str],
         max_hops: int = 20,
         max_redirects: int = 5,
+        score_in_thread: bool = False,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
@@ -105,6 +146,7 @@ class FocusedSpider(Spider):
         self.seeds = list(seeds)
         self.max_hops = max_hops
         self.max_redirects = max_redirects
+        self.score_in_thread = score_in_thread
 
     async def start(self) -> AsyncIterator[Any]:
         """The seeds (already-seen ones are dropped by the frontier, so a resumed job does not refetch them)."""
@@ -141,11 +183,15 @@ class FocusedSpider(Spider):
         return PageRecord(**values)
 
     # -- callbacks ------------------------------------------------------------------------------
-    def parse(self, response: Response, **kwargs: Any) -> Iterator[PageRecord]:
+    async def parse(self, response: Response, **kwargs: Any) -> AsyncIterator[PageRecord]:
         """One record per response (module docstring)."""
         info = response.meta[META_KEY]
         try:
-            record = self._response_record(response, info)
+            record, outlinks, skipped = self._response_record(response, info)
+            if outlinks is not None:
+                priorities = await self._priorities(outlinks)
+                record.new_urls = self._new_urls(outlinks, priorities, response.url, skipped)
+            record.skipped = dict(skipped)
         except Exception as exc:
             log.exception("error handling %s", response.url)
             record = self._record(info, response.url, status=response.status, fetched=True,
@@ -165,13 +211,16 @@ class FocusedSpider(Spider):
         yield self._record(info, request.url, fetched=fetched, reason=reason,
                            retries=int(request.meta.get("retry_times", 0)))
 
-    def _response_record(self, response: Response, info: dict[str, Any]) -> PageRecord:
+    def _response_record(self, response: Response,
+                         info: dict[str, Any]) -> tuple[PageRecord, _Outlinks | None, Counter[str]]:
+        """The page's record, its outlinks waiting for priorities (stored HTML pages only) and the skip counts."""
         status = response.status
         raw_type = response.headers.get(b"Content-Type")
         content_type = raw_type.decode("latin-1") if raw_type else ""
         rec = self._record(info, response.url, status=status, fetched=True, bytes=len(response.body),
                            content_type=content_type, retries=int(response.meta.get("retry_times", 0)))
         skipped: Counter[str] = Counter()
+        outlinks: _Outlinks | None = None
         if 300 <= status < 400:
             self._follow_redirect(rec, response, info, skipped)
         elif not 200 <= status < 300:
@@ -192,9 +241,8 @@ class FocusedSpider(Spider):
                                 for k, values in response.headers.items() for v in values]
             links = extract_links(root, response.url)
             skipped.update(links.skipped)
-            rec.new_urls = self._outlinks(info, response.url, lang, links.urls, skipped)
-        rec.skipped = dict(skipped)
-        return rec
+            outlinks = self._outlinks(info, response.url, lang, links.urls, skipped)
+        return rec, outlinks, skipped
 
     def _follow_redirect(self, rec: PageRecord, response: Response, info: dict[str, Any],
                          skipped: Counter[str]) -> None:
@@ -228,13 +276,14 @@ class FocusedSpider(Spider):
         return reason
 
     def _outlinks(self, info: dict[str, Any], page_url: str, lang: ContentLanguage, urls: list[str],
-                  skipped: Counter[str]) -> list[NewUrl]:
+                  skipped: Counter[str]) -> _Outlinks | None:
+        """The links worth a priority: within the hop limit, passing the URL rules and scope, not yet fetched."""
         if not urls:
-            return []
+            return None
         depth = int(info["depth"]) + 1
         if depth > self.max_hops:
             skipped["max_hops"] += len(urls)
-            return []
+            return None
         keep: list[str] = []
         for url in urls:
             reason = self._reject_reason(url)
@@ -244,9 +293,23 @@ class FocusedSpider(Spider):
                 skipped[reason] += 1
         fresh = [u for u, still_open in zip(keep, self.job.still_open(keep)) if still_open]
         skipped["already_fetched"] += len(keep) - len(fresh)
+        if not fresh:
+            return None
         parent = ParentPage(page_url, lang.lang, lang.reliable, is_seed=int(info["depth"]) == 0)
+        return _Outlinks(parent, fresh, depth)
+
+    async def _priorities(self, outlinks: _Outlinks) -> list[LinkPriority | None]:
+        """The strategy's priorities of ``outlinks``: in the scoring thread, or here without it."""
+        loop = _asyncio_loop() if self.score_in_thread else None
+        if loop is None:
+            return self.strategy.outlink_priorities(outlinks.parent, outlinks.urls)
+        return await loop.run_in_executor(scoring_pool(), self.strategy.outlink_priorities,
+                                          outlinks.parent, outlinks.urls)
+
+    def _new_urls(self, outlinks: _Outlinks, priorities: Sequence[LinkPriority | None], page_url: str,
+                  skipped: Counter[str]) -> list[NewUrl]:
         out: list[NewUrl] = []
-        for url, prio in zip(fresh, self.strategy.outlink_priorities(parent, fresh)):
+        for url, prio in zip(outlinks.urls, priorities):
             if prio is None:
                 skipped["strategy_drop"] += 1
                 continue
@@ -255,6 +318,6 @@ class FocusedSpider(Spider):
             except BadURL:
                 skipped["bad_url"] += 1
                 continue
-            out.append(NewUrl(url=url, site=site, priority=prio.priority, depth=depth, hop="L", parent=page_url,
-                              score=prio.score))
+            out.append(NewUrl(url=url, site=site, priority=prio.priority, depth=outlinks.depth, hop="L",
+                              parent=page_url, score=prio.score))
         return out

@@ -571,8 +571,12 @@ def evaluate(gold_pairs: Sequence[Pair], sites: Iterable[Site], scorer: PairScor
 
 
 def build_scorer(kind: str, *, model_dir: str | Path | None = None, src_lang: str = "eng", trg_lang: str = "fra",
-                 device: str | None = None, batch_size: int = 64) -> PairScorer:
-    """``matching`` (:class:`UrlMatchingScorer`) or ``model`` (:class:`smartcrawl.models.scorer.ParallelScorer` of ``model_dir``)."""
+                 device: str | None = None, batch_size: int = 64, backend: str = "torch",
+                 threads: int | None = None) -> PairScorer:
+    """``matching`` (:class:`UrlMatchingScorer`) or ``model`` (:class:`smartcrawl.models.scorer.ParallelScorer` of ``model_dir``).
+
+    ``backend`` (``torch``, ``onnx``, ``onnx-int8``) and ``threads`` apply to ``model`` only.
+    """
     if kind == "matching":
         return UrlMatchingScorer(src_lang, trg_lang)
     if kind == "model":
@@ -580,7 +584,7 @@ def build_scorer(kind: str, *, model_dir: str | Path | None = None, src_lang: st
             raise ValueError("--scorer model needs --model-dir")
         from smartcrawl.models.scorer import ParallelScorer  # torch/transformers only when a model is used
 
-        return ParallelScorer(model_dir, device, batch_size)
+        return ParallelScorer(model_dir, device, batch_size, backend, threads)
     raise ValueError(f"unknown scorer {kind!r}; allowed: matching, model")
 
 
@@ -642,11 +646,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     p.add_argument("--batch-size", type=int, default=4096, help="pairs per scorer call")
     p.add_argument("--model-batch-size", type=int, default=64, help="pairs per model forward pass")
     p.add_argument("--device", default=None)
+    p.add_argument("--backend", choices=["torch", "onnx", "onnx-int8"], default="torch",
+                   help="model backend (onnx/onnx-int8 need `python -m smartcrawl.models.onnx_export MODEL_DIR --int8`)")
+    p.add_argument("--threads", type=int, default=None, help="CPU threads of the model (default: the backend's)")
     args = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     scorer = build_scorer(args.scorer, model_dir=args.model_dir, src_lang=args.src_lang, trg_lang=args.trg_lang,
-                          device=args.device, batch_size=args.model_batch_size)
+                          device=args.device, batch_size=args.model_batch_size, backend=args.backend,
+                          threads=args.threads)
     name = "url_matching" if args.scorer == "matching" else f"model:{args.model_dir}"
+    if args.scorer == "model" and args.backend != "torch":
+        name += f" ({args.backend})"
     metrics = run(args.pairs, args.out, scorer, lett=args.lett, scorer_name=name, src_lang=args.src_lang,
                   trg_lang=args.trg_lang, candidates=args.candidates, rule=args.one_to_one, threshold=args.threshold,
                   min_similarity=args.min_similarity, batch_size=args.batch_size)

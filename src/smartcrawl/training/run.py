@@ -16,7 +16,7 @@ from typing import Any
 import lightning as L
 import pandas as pd
 import torch
-from lightning.pytorch.callbacks import EarlyStopping, ModelCheckpoint
+from lightning.pytorch.callbacks import Callback, EarlyStopping, ModelCheckpoint
 from omegaconf import DictConfig, OmegaConf
 
 from smartcrawl.eval.metrics import summary_line
@@ -54,6 +54,21 @@ class RunPaths:
         return self.run_dir / "model"
 
 
+class ValidateAtMaxSteps(Callback):
+    """Ends training with a validation when ``max_steps`` is reached, also in the middle of an epoch.
+
+    Lightning leaves the epoch at ``max_steps`` without validating, so early stopping and the best
+    checkpoint would find no ``val/macro_f1``; a stop asked for through ``trainer.should_stop``
+    validates first.
+    """
+
+    def on_train_batch_end(self, trainer: L.Trainer, pl_module: L.LightningModule, outputs: Any, batch: Any,
+                           batch_idx: int) -> None:
+        """Ask to stop once the optimiser step that reaches ``max_steps`` is done."""
+        if trainer.max_steps > 0 and trainer.global_step >= trainer.max_steps:
+            trainer.should_stop = True
+
+
 def build_trainer(
     paths: RunPaths, trainer_cfg: dict[str, Any], train_cfg: dict[str, Any], logger_cfg: dict[str, Any],
     reload_every_epoch: bool,
@@ -61,7 +76,8 @@ def build_trainer(
     """A Lightning Trainer with early stopping on dev macro-F1, best/last checkpoints and a logger."""
     best = ModelCheckpoint(dirpath=paths.checkpoints, filename="best", monitor=MONITOR, mode="max",
                            save_top_k=1, save_last=True, auto_insert_metric_name=False)
-    callbacks: list[Any] = [EarlyStopping(monitor=MONITOR, mode="max", patience=int(train_cfg["patience"])), best]
+    callbacks: list[Any] = [ValidateAtMaxSteps(), EarlyStopping(monitor=MONITOR, mode="max",
+                                                                patience=int(train_cfg["patience"])), best]
     kind = logger_cfg.get("kind", "csv")
     if kind == "csv":
         from lightning.pytorch.loggers import CSVLogger
