@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import socket
 import subprocess
@@ -30,6 +29,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from smartcrawl.benchmarking import load_average, machine_info, write_result
 from smartcrawl.crawl.distributed import pages_report, worker_dirs
 from smartcrawl.crawl.warcstore import stored_urls
 from smartcrawl.web.websim import build_websim
@@ -124,7 +124,7 @@ def main() -> int:
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="distcrawl-bench-"))
-    load_start = os.getloadavg()[0]
+    load_start = load_average()
     procs: list[subprocess.Popen[Any]] = []
     try:
         store = build_websim(work / "web", ("eng", "mlt"), n_sites=args.sites, n_pages=args.pages, seed=args.seed,
@@ -146,11 +146,8 @@ def main() -> int:
                   f" {row['pages_per_s']:6.1f} pages/s (wall {row['wall_s']:.1f} s; per process {row['per_process']};"
                   f" stored {row['distinct_stored']}, duplicates {row['duplicates']})")
         result = {"sites": args.sites, "web_pages": n_pages, "latency_ms": args.latency_ms, "strategy": args.strategy,
-                  "concurrent_per_host": args.concurrent_per_host, "cpus": os.cpu_count(),
-                  "load_average_1min": [round(load_start, 2), round(os.getloadavg()[0], 2)], "rows": rows}
-        if args.json is not None:
-            args.json.parent.mkdir(parents=True, exist_ok=True)
-            args.json.write_text(json.dumps(result, indent=2) + "\n")
+                  "concurrent_per_host": args.concurrent_per_host, **machine_info(load_start), "rows": rows}
+        write_result(args.json, result)
         return 0 if all(r["same_pages_as_sqlite"] for r in rows) else 1
     finally:
         for p in procs:

@@ -21,8 +21,6 @@ ONNX files that are missing are exported first with ``--export`` (else the row i
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -32,6 +30,7 @@ import numpy as np
 import pandas as pd
 import torch
 
+from smartcrawl.benchmarking import load_average, machine_info, write_result
 from smartcrawl.eval.metrics import classification_metrics
 from smartcrawl.models.distill import DEFAULT_DATA
 from smartcrawl.models.onnx_export import BACKENDS, ONNX_FILES, available_cores, export_model_dir
@@ -122,7 +121,7 @@ def main() -> None:
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
-    load_before = os.getloadavg()[0]
+    load_before = load_average()
     rows: list[dict[str, Any]] = []
     for task, dirs, data in (("parallel", args.parallel, args.parallel_data), ("langid", args.langid, args.langid_data)):
         if not dirs:
@@ -144,12 +143,9 @@ def main() -> None:
     print()
     print_table(rows)
     result = {"threads": args.threads, "batch_size": args.batch_size, "n": args.n, "repeats": args.repeats,
-              "cpus": os.cpu_count(),
-              "load_average_1min_before": round(load_before, 2), "load_average_1min_after": round(os.getloadavg()[0], 2),
+              **machine_info(load_before, split=True),
               "target": {"pairs_per_s": TARGET_PAIRS_PER_S, "max_macro_f1_loss": MAX_F1_LOSS}, "rows": rows}
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(result, indent=2) + "\n")
+    write_result(args.json, result)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import resource
 import shutil
@@ -18,6 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from smartcrawl.benchmarking import machine_info, write_result
 from smartcrawl.data.langid_dataset import build_langid_dataset, iter_source_records
 from smartcrawl.data.records import Rejects, SourceSpec
 from smartcrawl.data.splits import SplitFractions
@@ -76,15 +76,12 @@ def main() -> None:
           f"{cpu:.1f} s CPU ({args.urls / cpu:,.0f} URLs/s per core); "
           f"kept {kept:,} in {card['languages']} languages; duplicates {card['duplicates']:,}; "
           f"rejected {card['rejected_total']:,}; peak RSS {peak:.2f} GiB")
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({
-            "urls": args.urls, "seconds_wall": round(elapsed, 2), "seconds_cpu": round(cpu, 2),
-            "urls_per_s_wall": round(args.urls / elapsed), "urls_per_s_cpu": round(args.urls / cpu),
-            "peak_rss_gib": round(peak, 3), "kept": kept, "languages": card["languages"],
-            "duplicates": card["duplicates"], "max_per_lang": args.max_per_lang,
-            "load_average_1min": round(os.getloadavg()[0], 2), "cpus": os.cpu_count(),
-        }, indent=2) + "\n")
+    write_result(args.json, {
+        "urls": args.urls, "seconds_wall": round(elapsed, 2), "seconds_cpu": round(cpu, 2),
+        "urls_per_s_wall": round(args.urls / elapsed), "urls_per_s_cpu": round(args.urls / cpu),
+        "peak_rss_gib": round(peak, 3), "kept": kept, "languages": card["languages"],
+        "duplicates": card["duplicates"], "max_per_lang": args.max_per_lang, **machine_info(),
+    })
     if args.workdir is None:
         shutil.rmtree(work)
 

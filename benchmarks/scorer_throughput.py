@@ -11,14 +11,13 @@ model directories the benchmark saves untrained classifiers of each encoder and 
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import tempfile
 import time
 from pathlib import Path
 
 import torch
 
+from smartcrawl.benchmarking import machine_info, write_result
 from smartcrawl.models.encoders import EncoderSpec, load_classifier
 from smartcrawl.models.scorer import LangidScorer, ParallelScorer
 from smartcrawl.training.outputs import save_model_dir
@@ -71,11 +70,8 @@ def main() -> None:
             pairs_s = _time(lambda n: par.parallel_probs(list(zip(urls[:n], urls[1 : n + 1]))), args.n)
             rows.append({"model": name, "langid_urls_per_s": round(urls_s, 1), "parallel_pairs_per_s": round(pairs_s, 1)})
             print(f"{name:24s} langid {urls_s:8.1f} URLs/s   parallel {pairs_s:8.1f} pairs/s")
-    result = {"threads": args.threads, "batch_size": args.batch_size, "n": args.n, "cpus": os.cpu_count(),
-              "load_average_1min": round(os.getloadavg()[0], 2), "rows": rows}
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(result, indent=2) + "\n")
+    result = {"threads": args.threads, "batch_size": args.batch_size, "n": args.n, **machine_info(), "rows": rows}
+    write_result(args.json, result)
 
 
 if __name__ == "__main__":

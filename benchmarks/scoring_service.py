@@ -21,8 +21,6 @@ is saved and served; ``--model rules`` serves the model-free RuleScorer.
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import socket
 import statistics
 import subprocess
@@ -37,6 +35,7 @@ from typing import Any
 
 import httpx
 
+from smartcrawl.benchmarking import machine_info, write_result
 from smartcrawl.crawl.scoring import UrlScorer
 from smartcrawl.serving.client import RemoteScorer, ScoringServiceUnavailable
 
@@ -210,11 +209,8 @@ def main() -> None:
                 proc.terminate()
                 proc.wait(30)
     result = {"model": model_name, "pages_per_client": args.pages, "links_per_page": args.links,
-              "max_batch": args.max_batch, "threads": args.threads, "cpus": os.cpu_count(),
-              "load_average_1min": round(os.getloadavg()[0], 2), "rows": rows}
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(result, indent=2) + "\n")
+              "max_batch": args.max_batch, "threads": args.threads, **machine_info(), "rows": rows}
+    write_result(args.json, result)
 
 
 if __name__ == "__main__":
