@@ -264,3 +264,22 @@ def test_markdown_table() -> None:
     md = to_markdown(df)
     assert md.splitlines()[1] == "|---|---:|---:|"
     assert "x\\|y" in md and "1,234" in md and "| – |" in md
+
+
+def test_ablations_fall_back_to_the_small_setting(fixture_results: Path, tmp_path: Path) -> None:
+    """Without full-setting ablation runs the tables show results/small/'s, and say so; full runs win."""
+    from smartcrawl.analysis import tables
+
+    cfg = load_report_config()
+    only_small = tmp_path / "results"
+    src = fixture_results / "langid"
+    for run in src.glob("langid-reinit*"):
+        dst = only_small / "small" / "langid" / run.name
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        dst.symlink_to(run.resolve(), target_is_directory=True)
+    built = tables.ablation_reinit(only_small, cfg)
+    assert list(built.frames["ablation_reinit"]["n"]) == [0, 1, 2]
+    assert any("--size small" in note for note in built.notes)
+    full = tables.ablation_reinit(fixture_results, cfg)  # full-setting runs exist: no fallback, no note
+    assert not any("--size small" in note for note in full.notes)
+    assert tables.ablation_curriculum(only_small, cfg).frames["ablation_curriculum"].empty

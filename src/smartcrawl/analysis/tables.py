@@ -448,13 +448,37 @@ def figure7_crawl(results: Path, cfg: dict[str, Any]) -> Built:
 
 
 # ---------------------------------------------------------------------------------- Appendix A, ablations
+SMALL_NOTE = ("No full-setting runs exist, so these are the `--size small` runs under `{root}` (experiments/README.md: "
+              "me5-small cut to 2 layers, 6 for the re-initialisation ablation, frozen word embeddings, 3,000 "
+              "training examples, 1 epoch, 3 for the curriculum ablation, 1,000 test rows, 40 small WMT16 sites). "
+              "They show that the experiment runs end to end on this machine; at this size the differences "
+              "between rows are mostly noise, not the paper's effects.")
+
+
+def family_root(results: Path, cfg: dict[str, Any], task: str, glob: str) -> tuple[Path, bool]:
+    """Where a family of ablation runs lives: ``results``, else the small setting's results (``True``).
+
+    ``cfg["small_results"]`` (default ``small``) names the small setting's results directory under ``results``.
+    """
+    if runs_matching(results, task, glob):
+        return results, False
+    small = results / str(cfg.get("small_results", "small"))
+    if small.is_dir() and runs_matching(small, task, glob):
+        return small, True
+    return results, False
+
+
 def appendix_a_negatives(results: Path, cfg: dict[str, Any]) -> Built:
     """Appendix A: every trained combination of negative generators, scored on WMT16 and a fixed test set."""
     from smartcrawl.data.negatives import parse_negatives
 
     out = Built()
     acfg = cfg.get("appendix_a", {})
-    runs = runs_matching(results, str(acfg.get("task", "parallel")), str(acfg.get("glob", "parallel-neg-*")))
+    task, glob = str(acfg.get("task", "parallel")), str(acfg.get("glob", "parallel-neg-*"))
+    results, small = family_root(results, cfg, task, glob)
+    if small:
+        out.notes.append(SMALL_NOTE.format(root=results))
+    runs = runs_matching(results, task, glob)
     best = set(parse_negatives("rand+jaccard+remove"))
     rows = []
     for run in runs:
@@ -483,10 +507,10 @@ def appendix_a_negatives(results: Path, cfg: dict[str, Any]) -> Built:
         key = "fixed test F1" if key_present(df, "fixed test F1") else "WMT16 recall"
         df = df.assign(_k=pd.to_numeric(df[key], errors="coerce")).sort_values("_k", ascending=False,
                                                                               na_position="last").drop(columns="_k")
-        out.used.append(f"{len(df)} runs `results/{acfg.get('task', 'parallel')}/{acfg.get('glob')}` (+ results/wmt16/ "
-                        f"and results/{acfg.get('fixed_test', 'parallel-fixed')}/ of the same names)")
+        out.used.append(f"{len(df)} runs `{results}/{task}/{glob}` (+ {results}/wmt16/ "
+                        f"and {results}/{acfg.get('fixed_test', 'parallel-fixed')}/ of the same names)")
     else:
-        out.missing.append(f"runs results/{acfg.get('task', 'parallel')}/{acfg.get('glob', 'parallel-neg-*')}")
+        out.missing.append(f"runs results/{task}/{glob}")
     out.frames["appendix_a_negatives"] = df.reset_index(drop=True)
     out.notes.append("own test F1 is on each run's own test split, whose negatives come from that run's generators "
                      "(not comparable across rows); fixed test F1 scores every model on the same test split built "
@@ -502,19 +526,23 @@ def _training_cells(run: Run) -> dict[str, Any]:
             "epochs": (run.metrics or {}).get("epochs_completed", NOT_RUN)}
 
 
-def _ablation_frame(out: Built, results: Path, acfg: dict[str, Any], default_glob: str,
+def _ablation_frame(out: Built, results: Path, cfg: dict[str, Any], acfg: dict[str, Any], default_glob: str,
                     cells: Callable[[Run], dict[str, Any]], columns: list[str]) -> pd.DataFrame:
     """One row per run of an ablation (``cells(run)``, its dev/test F1 and epochs, its name); notes them in ``out``.
 
-    ``acfg`` selects the runs: ``task`` (default ``langid``) and ``glob`` (default ``default_glob``).
+    ``acfg`` selects the runs: ``task`` (default ``langid``) and ``glob`` (default ``default_glob``);
+    without full-setting runs the small setting's are shown (:func:`family_root`).
     """
     task, glob = str(acfg.get("task", "langid")), str(acfg.get("glob", default_glob))
-    rows = [{**cells(run), **_training_cells(run), "run": run.name} for run in runs_matching(results, task, glob)]
+    root, small = family_root(results, cfg, task, glob)
+    rows = [{**cells(run), **_training_cells(run), "run": run.name} for run in runs_matching(root, task, glob)]
     df = pd.DataFrame(rows, columns=columns)
     if df.empty:
         out.missing.append(f"runs results/{task}/{glob}")
     else:
-        out.used.append(f"{len(df)} runs `results/{task}/{glob}`")
+        out.used.append(f"{len(df)} runs `{root}/{task}/{glob}`")
+        if small:
+            out.notes.append(SMALL_NOTE.format(root=root))
     return df
 
 
@@ -529,7 +557,7 @@ def ablation_reinit(results: Path, cfg: dict[str, Any]) -> Built:
         return {"n": int(n) if n is not None else NOT_RUN, "model": run.config_value("model.name", run.model),
                 "train examples": (run.metrics or {}).get("train_examples", NOT_RUN)}
 
-    df = _ablation_frame(out, results, acfg, "langid-reinit*", cells,
+    df = _ablation_frame(out, results, cfg, acfg, "langid-reinit*", cells,
                          ["n", "model", "dev F1", "test F1", "epochs", "train examples", "run"])
     if not df.empty:
         df = df.assign(_n=pd.to_numeric(df["n"], errors="coerce")).sort_values("_n").drop(columns="_n")
@@ -548,6 +576,6 @@ def ablation_curriculum(results: Path, cfg: dict[str, Any]) -> Built:
                 "optimiser steps": m.get("global_steps", NOT_RUN), "seconds": m.get("seconds_this_session", NOT_RUN)}
 
     out.frames["ablation_curriculum"] = _ablation_frame(
-        out, results, cfg.get("ablations", {}).get("curriculum", {}), "langid-curriculum-*", cells,
+        out, results, cfg, cfg.get("ablations", {}).get("curriculum", {}), "langid-curriculum-*", cells,
         ["curriculum", "dev F1", "test F1", "epochs", "optimiser steps", "seconds", "run"])
     return out
