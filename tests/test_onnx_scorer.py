@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import json
 import random
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +19,7 @@ from smartcrawl.models.encoders import EncoderSpec, load_classifier
 from smartcrawl.models.onnx_export import OnnxModelMissingError, export_model_dir
 from smartcrawl.models.onnx_export import main as export_main
 from smartcrawl.models.pooling import BertMeanPoolForSequenceClassification
-from smartcrawl.models.scorer import NeuralScorer, ParallelScorer, UrlModel
+from smartcrawl.models.scorer import ModelDirError, NeuralScorer, ParallelScorer, UrlModel
 from smartcrawl.models.student import StudentSpec, build_student, pca_projection
 from smartcrawl.training.outputs import save_model_dir
 
@@ -127,6 +128,14 @@ def test_distil_a_student_and_score_with_it(exported: dict[str, Path], tmp_path:
     assert len(list(cache.glob("*.npy"))) == 2  # train and dev teacher probabilities
     probs = ParallelScorer(out, "cpu").parallel_probs([("http://a.example.org/en/x", "http://a.example.org/fr/x")])
     assert probs.shape == (1,) and 0.0 < probs[0] < 1.0
+    # training continues from the saved student (its size kept, whatever spec says); a student of
+    # another teacher is refused
+    more = distill(exported["parallel"], "parallel", tmp_path / "more", StudentSpec(layers=3, hidden=96), settings,
+                   data, cache, init_dir=out)
+    assert more["student"] == "student-1l-32" and more["init"] == f"continued from {out}"
+    other_teacher = shutil.copytree(exported["parallel"], tmp_path / "other-teacher")
+    with pytest.raises(ModelDirError, match="distilled from"):
+        distill(other_teacher, "parallel", tmp_path / "bad", StudentSpec(), settings, data, cache, init_dir=out)
 
 
 def test_student_init_from_teacher(exported: dict[str, Path]) -> None:

@@ -175,6 +175,9 @@ def scrapy_settings(settings: CrawlSettings, proxy_url: str | None) -> dict[str,
         "CLOSESPIDER_TIMEOUT": settings.max_seconds or 0,
         "SCHEDULER": SCHEDULERS[settings.backend],
         "ITEM_PIPELINES": {"smartcrawl.crawl.pipelines.RecordPipeline": 100},
+        # Scrapy's HTTP/1.1 handler, minus reusing connections that are closing (see middlewares.py)
+        "DOWNLOAD_HANDLERS": {"http": "smartcrawl.crawl.middlewares.HttpDownloadHandler",
+                              "https": "smartcrawl.crawl.middlewares.HttpDownloadHandler"},
         "DOWNLOADER_MIDDLEWARES": {
             "smartcrawl.crawl.middlewares.ProxyMiddleware": 700,
             # Scrapy's robots.txt middleware lets requests that waited for a robots.txt ignore it

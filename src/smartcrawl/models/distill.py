@@ -194,10 +194,29 @@ def macro_f1(labels: Sequence[str], gold: Sequence[int], probs: np.ndarray) -> d
     return classification_metrics([labels[i] for i in gold], [labels[int(i)] for i in pred])
 
 
+def load_student(init_dir: Path, teacher_dir: Path, task: str) -> tuple[StudentSpec, PreTrainedModel, str]:
+    """A student saved by :func:`distill` from ``teacher_dir`` for ``task``, to train further."""
+    card_path = init_dir / MODEL_CARD
+    if not card_path.is_file():
+        raise ModelDirError(f"--init {init_dir}: no {MODEL_CARD}; give a student model dir written by distill")
+    card = json.loads(card_path.read_text())
+    if card.get("task") != task or "student" not in card:
+        raise ModelDirError(f"--init {init_dir}: not a {task} student (task {card.get('task')!r})")
+    if Path(str(card.get("distilled_from", ""))).resolve() != teacher_dir.resolve():
+        raise ModelDirError(f"--init {init_dir} was distilled from {card.get('distilled_from')}, not {teacher_dir}")
+    spec = StudentSpec(**card["student"])
+    student = AutoModelForSequenceClassification.from_pretrained(init_dir, local_files_only=True)
+    return spec, student, f"continued from {init_dir}"
+
+
 def distill(teacher_dir: str | Path, task: str, out_dir: str | Path, spec: StudentSpec,
             settings: DistillSettings = DistillSettings(), data_dir: str | Path | None = None,
-            cache_dir: str | Path | None = DEFAULT_CACHE, max_length: int | None = None) -> dict[str, Any]:
+            cache_dir: str | Path | None = DEFAULT_CACHE, max_length: int | None = None,
+            init_dir: str | Path | None = None) -> dict[str, Any]:
     """Train a student of ``spec`` on ``teacher_dir``'s soft labels; save it to ``out_dir`` (a model dir).
+
+    With ``init_dir`` (a student model dir written by this function for the same teacher and task)
+    training continues from that student, whose size then replaces ``spec``.
 
     Returns (and writes to ``out_dir/distill.json``) the settings, training stats and dev
     macro-F1 of teacher and student.
@@ -222,8 +241,11 @@ def distill(teacher_dir: str | Path, task: str, out_dir: str | Path, spec: Stude
     soft = teacher_probs(teacher, teacher_dir, train_file, train, settings.max_train, cache)
     teacher_model = AutoModelForSequenceClassification.from_pretrained(teacher_dir, local_files_only=True)
     tokenizer = AutoTokenizer.from_pretrained(teacher_dir, local_files_only=True)
-    spec = resolve(spec, teacher_model)
-    student, how = build_student(spec, teacher_model)
+    if init_dir is not None:
+        spec, student, how = load_student(Path(init_dir), teacher_dir, task)
+    else:
+        spec = resolve(spec, teacher_model)
+        student, how = build_student(spec, teacher_model)
     del teacher_model
     log.info("%s: %s; %.1fM parameters", spec.name, how, sum(p.numel() for p in student.parameters()) / 1e6)
     stats = train_student(student, tokenizer, train, soft, length, settings)
@@ -278,6 +300,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--seed", type=int, default=d.seed)
     ap.add_argument("--no-cache", action="store_true", help="do not cache the teacher's probabilities")
     ap.add_argument("--int8", action="store_true", help="export the student to model.onnx and model.int8.onnx")
+    ap.add_argument("--init", type=Path, default=None,
+                    help="continue training this student model dir (same teacher and task; its size is kept)")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(message)s")
     logging.getLogger("smartcrawl").setLevel(logging.INFO)
@@ -289,7 +313,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         seed=args.seed, threads=args.threads, teacher_backend=args.teacher_backend,
     )
     summary = distill(args.teacher, args.task, args.out, spec, settings, args.data,
-                      None if args.no_cache else DEFAULT_CACHE, args.max_length)
+                      None if args.no_cache else DEFAULT_CACHE, args.max_length, args.init)
     if args.int8:
         from smartcrawl.models.onnx_export import export_model_dir
 
