@@ -452,7 +452,16 @@ SMALL_NOTE = ("No full-setting runs exist, so these are the `--size small` runs 
               "me5-small cut to 2 layers, 6 for the re-initialisation ablation, frozen word embeddings, 3,000 "
               "training examples, 1 epoch, 3 for the curriculum ablation, 1,000 test rows, 40 small WMT16 sites). "
               "They show that the experiment runs end to end on this machine; at this size the differences "
-              "between rows are mostly noise, not the paper's effects.")
+              "between rows are mostly noise, not the paper's effects, and some runs predict a single class "
+              "(a WMT16 recall of 0, or a fixed-test F1 at the majority-class level).")
+
+
+def shown_path(path: Path) -> Path:
+    """``path`` relative to the working directory when it lies below it (the report shows no absolute paths)."""
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve())
+    except ValueError:
+        return path
 
 
 def family_root(results: Path, cfg: dict[str, Any], task: str, glob: str) -> tuple[Path, bool]:
@@ -477,7 +486,7 @@ def appendix_a_negatives(results: Path, cfg: dict[str, Any]) -> Built:
     task, glob = str(acfg.get("task", "parallel")), str(acfg.get("glob", "parallel-neg-*"))
     results, small = family_root(results, cfg, task, glob)
     if small:
-        out.notes.append(SMALL_NOTE.format(root=results))
+        out.notes.append(SMALL_NOTE.format(root=shown_path(results)))
     runs = runs_matching(results, task, glob)
     best = set(parse_negatives("rand+jaccard+remove"))
     rows = []
@@ -507,8 +516,9 @@ def appendix_a_negatives(results: Path, cfg: dict[str, Any]) -> Built:
         key = "fixed test F1" if key_present(df, "fixed test F1") else "WMT16 recall"
         df = df.assign(_k=pd.to_numeric(df[key], errors="coerce")).sort_values("_k", ascending=False,
                                                                               na_position="last").drop(columns="_k")
-        out.used.append(f"{len(df)} runs `{results}/{task}/{glob}` (+ {results}/wmt16/ "
-                        f"and {results}/{acfg.get('fixed_test', 'parallel-fixed')}/ of the same names)")
+        shown = shown_path(results)
+        out.used.append(f"{len(df)} runs `{shown}/{task}/{glob}` (+ {shown}/wmt16/ "
+                        f"and {shown}/{acfg.get('fixed_test', 'parallel-fixed')}/ of the same names)")
     else:
         out.missing.append(f"runs results/{task}/{glob}")
     out.frames["appendix_a_negatives"] = df.reset_index(drop=True)
@@ -540,9 +550,9 @@ def _ablation_frame(out: Built, results: Path, cfg: dict[str, Any], acfg: dict[s
     if df.empty:
         out.missing.append(f"runs results/{task}/{glob}")
     else:
-        out.used.append(f"{len(df)} runs `{root}/{task}/{glob}`")
+        out.used.append(f"{len(df)} runs `{shown_path(root)}/{task}/{glob}`")
         if small:
-            out.notes.append(SMALL_NOTE.format(root=root))
+            out.notes.append(SMALL_NOTE.format(root=shown_path(root)))
     return df
 
 
