@@ -464,17 +464,19 @@ def shown_path(path: Path) -> Path:
         return path
 
 
-def family_root(results: Path, cfg: dict[str, Any], task: str, glob: str) -> tuple[Path, bool]:
-    """Where a family of ablation runs lives: ``results``, else the small setting's results (``True``).
+def family_root(results: Path, cfg: dict[str, Any], task: str, glob: str) -> tuple[Path, bool, list[Run]]:
+    """Where a family of ablation runs lives and its runs: ``results``, else the small setting's results (``True``).
 
     ``cfg["small_results"]`` (default ``small``) names the small setting's results directory under ``results``.
     """
-    if runs_matching(results, task, glob):
-        return results, False
+    runs = runs_matching(results, task, glob)
+    if runs:
+        return results, False, runs
     small = results / str(cfg.get("small_results", "small"))
-    if small.is_dir() and runs_matching(small, task, glob):
-        return small, True
-    return results, False
+    small_runs = runs_matching(small, task, glob) if small.is_dir() else []
+    if small_runs:
+        return small, True, small_runs
+    return results, False, []
 
 
 def appendix_a_negatives(results: Path, cfg: dict[str, Any]) -> Built:
@@ -484,10 +486,9 @@ def appendix_a_negatives(results: Path, cfg: dict[str, Any]) -> Built:
     out = Built()
     acfg = cfg.get("appendix_a", {})
     task, glob = str(acfg.get("task", "parallel")), str(acfg.get("glob", "parallel-neg-*"))
-    results, small = family_root(results, cfg, task, glob)
+    results, small, runs = family_root(results, cfg, task, glob)
     if small:
         out.notes.append(SMALL_NOTE.format(root=shown_path(results)))
-    runs = runs_matching(results, task, glob)
     best = set(parse_negatives("rand+jaccard+remove"))
     rows = []
     for run in runs:
@@ -544,8 +545,8 @@ def _ablation_frame(out: Built, results: Path, cfg: dict[str, Any], acfg: dict[s
     without full-setting runs the small setting's are shown (:func:`family_root`).
     """
     task, glob = str(acfg.get("task", "langid")), str(acfg.get("glob", default_glob))
-    root, small = family_root(results, cfg, task, glob)
-    rows = [{**cells(run), **_training_cells(run), "run": run.name} for run in runs_matching(root, task, glob)]
+    root, small, runs = family_root(results, cfg, task, glob)
+    rows = [{**cells(run), **_training_cells(run), "run": run.name} for run in runs]
     df = pd.DataFrame(rows, columns=columns)
     if df.empty:
         out.missing.append(f"runs results/{task}/{glob}")

@@ -31,6 +31,7 @@ import torch.nn.functional as F
 from transformers import AutoModelForSequenceClassification, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
 
 from smartcrawl.eval.metrics import classification_metrics
+from smartcrawl.models.onnx_export import BACKENDS, export_model_dir
 from smartcrawl.models.scorer import ModelDirError, UrlModel
 from smartcrawl.models.student import StudentSpec, build_student, resolve
 from smartcrawl.training.batching import LengthBucketBatchSampler
@@ -295,7 +296,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--max-dev", type=int, default=d.max_dev)
     ap.add_argument("--max-steps", type=int, default=None)
     ap.add_argument("--max-minutes", type=float, default=None, help="stop training after this wall time")
-    ap.add_argument("--teacher-backend", choices=("torch", "onnx", "onnx-int8"), default=d.teacher_backend)
+    ap.add_argument("--teacher-backend", choices=BACKENDS, default=d.teacher_backend)
     ap.add_argument("--threads", type=int, default=None)
     ap.add_argument("--seed", type=int, default=d.seed)
     ap.add_argument("--no-cache", action="store_true", help="do not cache the teacher's probabilities")
@@ -315,8 +316,6 @@ def main(argv: Sequence[str] | None = None) -> None:
     summary = distill(args.teacher, args.task, args.out, spec, settings, args.data,
                       None if args.no_cache else DEFAULT_CACHE, args.max_length, args.init)
     if args.int8:
-        from smartcrawl.models.onnx_export import export_model_dir
-
         export_model_dir(args.out, int8=True)
     print(json.dumps({k: summary[k] for k in ("student", "steps", "train_seconds", "model_dir")} |
                      ({"dev": summary["dev"]} if "dev" in summary else {})))
