@@ -42,6 +42,7 @@ def compose_eval(overrides: list[str]) -> Any:
     ["pair=spa-eus", "scorer=neural", "scorer.langid_dir=/models/langid", "scorer.parallel_dir=/models/parallel"],
     ["pair=eng-isl", "+strategy@strategies.smart_drop=smart", "strategies.smart_drop.outside_pair=drop",
      "only_strategies=[bfs,smart_drop]"],
+    ["pair=eng-fin", "+strategy@strategies.smart_plus=smart_plus"],
 ])
 def test_config_builds_every_option(overrides: list[str]) -> None:
     exp = crawl_eval_from_config(compose_eval(overrides))
@@ -57,6 +58,10 @@ def test_config_builds_every_option(overrides: list[str]) -> None:
     if "only_strategies=[bfs,smart_drop]" in overrides:
         assert list(exp.strategies) == ["bfs", "smart_drop"]
         assert exp.strategies["smart_drop"].outside_pair == "drop"
+    elif "+strategy@strategies.smart_plus=smart_plus" in overrides:
+        assert list(exp.strategies) == [*STRATEGIES, "smart_plus"]
+        plus, paper = exp.strategies["smart_plus"], exp.strategies["smart"]
+        assert plus.link_hints and plus.counterparts and not paper.link_hints and not paper.counterparts
     else:
         assert list(exp.strategies) == list(STRATEGIES)
     assert exp.scorer_factory is not None  # built lazily in the crawl process, not here
@@ -161,3 +166,18 @@ def test_rerun_skips_finished_jobs_and_figure7(evaluated: Path) -> None:
     assert (evaluated / "results" / "eng-mlt" / "websim" / "curves.csv").read_text() == before
     paths = render_pairs(evaluated / "results", "websim")
     assert [p.name for p in paths] == ["figure7-websim.png", "figure7-websim.pdf", "table7-websim.md"]
+
+
+def test_added_strategy_crawls_alone_and_is_labelled(evaluated: Path) -> None:
+    """Adding our smart_plus to a finished evaluation crawls only it; the table names its signals."""
+    work = next((evaluated / "runs" / "eng-mlt").iterdir())
+    timing = {label: (work / label / TIMING_FILE).read_text() for label in STRATEGIES}
+    proc = run_eval(evaluated, ["+strategy@strategies.smart_plus=smart_plus"])
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    assert {label: (work / label / TIMING_FILE).read_text() for label in STRATEGIES} == timing
+    out = evaluated / "results" / "eng-mlt" / "websim"
+    summary = json.loads((out / "summary.json").read_text())
+    plus = summary["strategies"]["smart_plus"]
+    assert plus["strategy"]["link_hints"] and plus["strategy"]["counterparts"]
+    assert plus["found_total"] == summary["truth"]["pairs_reached"] and 0 < plus["auc_share_oracle"] <= 1.0
+    assert "+CLD2+smart +link hints +counterparts (ours)" in (out / "table.md").read_text()

@@ -130,6 +130,21 @@ def test_url_matching_adapter() -> None:
     assert probs.tolist() == [1.0, 0.0, 1.0, 0.0]
 
 
+def test_combined_scorer_puts_url_matches_first() -> None:
+    """URL-matching pairs score 1.0; the model's probability decides the rest."""
+    class Half:
+        def parallel_probs(self, pairs: list[tuple[str, str]]) -> np.ndarray:
+            return np.full(len(pairs), 0.6, dtype=np.float32)
+
+    scorer = wmt16.CombinedScorer(Half(), UrlMatchingScorer("eng", "fra"))
+    probs = scorer.parallel_probs([GOLD[0], (GOLD[0][0], GOLD[1][1])])
+    assert probs.tolist() == pytest.approx([1.0, 0.6])
+    with pytest.raises(ValueError, match="needs --model-dir"):
+        wmt16.build_scorer("combined")
+    with pytest.raises(ValueError, match="allowed: matching, model, combined"):
+        wmt16.build_scorer("rules")
+
+
 def test_evaluate_gold_only_with_baseline() -> None:
     """Baseline on gold URLs only: recall 3/5, soft recall null with the reason, counts per domain."""
     metrics, pred, gold_df = evaluate(GOLD, sites_from_gold(GOLD), UrlMatchingScorer(), with_texts=False,

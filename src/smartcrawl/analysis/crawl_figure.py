@@ -23,6 +23,8 @@ import pandas as pd
 
 # How the paper names the three crawlers (Heritrix, Heritrix+CLD2, Heritrix+CLD2+smart), by strategy name.
 PAPER_LABELS: Mapping[str, str] = {"bfs": "BFS (Heritrix)", "cld2": "+CLD2", "smart": "+CLD2+smart"}
+# Our additions to the smart strategy (StrategyConfig flags), as they appear in a label.
+OUR_SIGNALS: Mapping[str, str] = {"link_hints": "link hints", "counterparts": "counterparts"}
 REFERENCE_LABELS: Mapping[str, str] = {"random": "random order", "oracle": "oracle order"}
 REFERENCE_STYLES: Mapping[str, Mapping[str, Any]] = {
     "random": {"color": "0.55", "linestyle": "--", "marker": None},
@@ -38,11 +40,15 @@ def load(results_dir: str | Path) -> tuple[pd.DataFrame, dict[str, Any]]:
 
 
 def label_of(curve: str, summary: Mapping[str, Any]) -> str:
-    """Display name of a curve: the paper's crawler name for a strategy that is a plain bfs/cld2/smart."""
+    """Display name of a curve: the paper's crawler name for a plain bfs/cld2/smart; smart with our signals says so."""
     if curve in REFERENCE_LABELS:
         return REFERENCE_LABELS[curve]
     info = summary.get("strategies", {}).get(curve, {})
-    name = info.get("strategy", {}).get("name", curve)
+    strategy = info.get("strategy", {})
+    name = strategy.get("name", curve)
+    ours = [text for key, text in OUR_SIGNALS.items() if strategy.get(key)]
+    if name == "smart" and ours:
+        return "+CLD2+smart +" + " +".join(ours) + " (ours)"
     if curve == name and name in PAPER_LABELS:
         return PAPER_LABELS[name]
     return curve

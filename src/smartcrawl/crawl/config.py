@@ -97,7 +97,13 @@ class StrategyConfig:
       rejected them, except on seed pages);
     - ``prioritize_same_domain``: links to another registered domain get the lowest priority instead
       of the best one (the authors' ``priorizeSameDomain``; only matters with ``scope=any``);
-    - ``reliable_only``: a page counts as in the pair only when CLD2 says its guess is reliable.
+    - ``reliable_only``: a page counts as in the pair only when CLD2 says its guess is reliable;
+    - ``link_hints`` (smart only; ours, not the paper's): a same-domain link the page itself labels
+      as being in L'' (``hreflang``, or a language switcher's anchor such as "Suomi" or "FI"; see
+      :mod:`smartcrawl.crawl.links`) gets the best score, 1, whatever the URL models say;
+    - ``counterparts`` (smart only; ours): a same-domain link whose URL matches a page downloaded in
+      the other language once language tokens are removed gets the best score, and so do waiting
+      links when their counterpart is downloaded (:mod:`smartcrawl.crawl.counterparts`).
     """
 
     name: StrategyName = "bfs"
@@ -106,6 +112,8 @@ class StrategyConfig:
     outside_pair: OutsidePair = "lowest"
     prioritize_same_domain: bool = False
     reliable_only: bool = False
+    link_hints: bool = False
+    counterparts: bool = False
 
     def __post_init__(self) -> None:
         if self.name not in ("bfs", "cld2", "smart"):

@@ -1,7 +1,13 @@
 """Outlinks of an HTML page: navigational links only, absolute, without fragments.
 
 Followed: ``<a href>``, ``<area href>`` and ``<link rel="alternate" href>`` (``hreflang``
-translations live there). Embeds (images, scripts, frames, stylesheets) are not, as in the authors'
+translations live there).
+
+Each link may also carry a *language hint*, the language the page declares for its target: the
+``hreflang`` attribute (``<link rel=alternate>`` or ``<a>``), else an ``<a>``'s ``lang``
+attribute, else an anchor text that is nothing but a language's name, endonym or code ("English",
+"Suomi", "FI", "ENG", "fr-CA"), the conventions of language switchers. ``x-default`` and texts that are
+not a language give no hint. Embeds (images, scripts, frames, stylesheets) are not, as in the authors'
 crawls, which rejected embed hops. Relative links resolve against ``<base href>`` when the page
 has one. ``javascript:``, ``mailto:`` and other non-web schemes are skipped here; links that do
 not even join into a URL are counted as ``bad_url``.
@@ -9,6 +15,7 @@ not even join into a URL are counted as ``bad_url``.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from urllib.parse import urldefrag, urljoin
@@ -16,9 +23,14 @@ from urllib.parse import urldefrag, urljoin
 from lxml import etree
 
 from smartcrawl.crawl.htmldoc import base_href
+from smartcrawl.langs import UNKNOWN, to_iso3
 
 _ALTERNATE = "contains(concat(' ', normalize-space(translate(@rel, 'ALTERNATE', 'alternate')), ' '), ' alternate ')"
-_LINKS = f"//a/@href | //area/@href | //link[{_ALTERNATE}]/@href"
+_LINKS = f"//a[@href] | //area[@href] | //link[@href][{_ALTERNATE}]"
+_MAX_LABEL = 40  # longer anchor texts are never a bare language name
+# A lower-case three-letter text is a word ("new", "map", "art") far more often than an ISO 639-2
+# code; switchers write those codes in capitals ("ENG").
+_WORDLIKE = re.compile(r"[a-z]{3}")
 _SKIP_SCHEMES = ("javascript:", "mailto:", "tel:", "data:", "about:", "callto:", "sms:", "file:")
 _STRIP = " \t\r\n\x0b\x0c\"'"
 
@@ -29,6 +41,23 @@ class Links:
 
     urls: list[str] = field(default_factory=list)
     skipped: Counter[str] = field(default_factory=Counter)
+    hints: dict[str, str] = field(default_factory=dict)  # url -> ISO 639-3 language the page declares for it
+
+
+def language_hint(element: etree._Element) -> str | None:
+    """The ISO 639-3 language a link element declares for its target, ``None`` without one (module docstring)."""
+    for attr in ("hreflang", "lang"):
+        value = element.get(attr)
+        if value is not None and (attr == "hreflang" or element.tag == "a"):
+            lang = to_iso3(value)
+            return lang if lang and lang != UNKNOWN else None
+    if element.tag != "a":
+        return None
+    label = " ".join("".join(element.itertext()).split())
+    if not label or len(label) > _MAX_LABEL or _WORDLIKE.fullmatch(label):
+        return None
+    lang = to_iso3(label)
+    return lang if lang and lang != UNKNOWN else None
 
 
 def extract_links(root: etree._Element | None, page_url: str) -> Links:
@@ -44,8 +73,8 @@ def extract_links(root: etree._Element | None, page_url: str) -> Links:
         except ValueError:
             out.skipped["bad_base"] += 1
     seen: set[str] = set()
-    for raw in root.xpath(_LINKS):
-        href = str(raw).strip(_STRIP)
+    for element in root.xpath(_LINKS):
+        href = str(element.get("href")).strip(_STRIP)
         if not href or href.startswith("#"):
             out.skipped["fragment"] += 1
             continue
@@ -57,7 +86,13 @@ def extract_links(root: etree._Element | None, page_url: str) -> Links:
         except ValueError:
             out.skipped["bad_url"] += 1
             continue
-        if url and url not in seen:
+        if not url:
+            continue
+        if url not in seen:
             seen.add(url)
             out.urls.append(url)
+        if url not in out.hints:
+            hint = language_hint(element)
+            if hint is not None:
+                out.hints[url] = hint
     return out

@@ -46,7 +46,7 @@ from smartcrawl.crawl.middlewares import is_html_type
 from smartcrawl.crawl.records import PageRecord
 from smartcrawl.crawl.scheduler import META_KEY
 from smartcrawl.crawl.scope import Scope, UrlFilter
-from smartcrawl.crawl.strategies import LinkPriority, ParentPage, Strategy
+from smartcrawl.crawl.strategies import LinkPriority, ParentPage, Ranking, Strategy
 from smartcrawl.urls import BadURL
 
 log = logging.getLogger(__name__)
@@ -112,6 +112,7 @@ class _Outlinks:
     parent: ParentPage
     urls: list[str]
     depth: int
+    hints: dict[str, str]  # url -> language the page declares for it (links.language_hint)
 
 
 def _status_line(status: int) -> str:
@@ -189,8 +190,8 @@ class FocusedSpider(Spider):
         try:
             record, outlinks, skipped = self._response_record(response, info)
             if outlinks is not None:
-                priorities = await self._priorities(outlinks)
-                record.new_urls = self._new_urls(outlinks, priorities, response.url, skipped)
+                ranking = await self._rank(outlinks)
+                record.new_urls = self._new_urls(outlinks, ranking, response.url, skipped)
             record.skipped = dict(skipped)
         except Exception as exc:
             log.exception("error handling %s", response.url)
@@ -241,7 +242,7 @@ class FocusedSpider(Spider):
                                 for k, values in response.headers.items() for v in values]
             links = extract_links(root, response.url)
             skipped.update(links.skipped)
-            outlinks = self._outlinks(info, response.url, lang, links.urls, skipped)
+            outlinks = self._outlinks(info, response.url, lang, links.urls, skipped, links.hints)
         return rec, outlinks, skipped
 
     def _follow_redirect(self, rec: PageRecord, response: Response, info: dict[str, Any],
@@ -276,14 +277,17 @@ class FocusedSpider(Spider):
         return reason
 
     def _outlinks(self, info: dict[str, Any], page_url: str, lang: ContentLanguage, urls: list[str],
-                  skipped: Counter[str]) -> _Outlinks | None:
+                  skipped: Counter[str], hints: dict[str, str] | None = None) -> _Outlinks | None:
         """The links worth a priority: within the hop limit, passing the URL rules and scope, not yet fetched."""
-        if not urls:
-            return None
+        parent = ParentPage(page_url, lang.lang, lang.reliable, is_seed=int(info["depth"]) == 0)
         depth = int(info["depth"]) + 1
+        # A strategy that learns from every download (counterparts) sees pages without new links too.
+        nothing = _Outlinks(parent, [], depth, {}) if self.strategy.sees_every_page else None
+        if not urls:
+            return nothing
         if depth > self.max_hops:
             skipped["max_hops"] += len(urls)
-            return None
+            return nothing
         keep: list[str] = []
         for url in urls:
             reason = self._reject_reason(url)
@@ -294,22 +298,23 @@ class FocusedSpider(Spider):
         fresh = [u for u, still_open in zip(keep, self.job.still_open(keep)) if still_open]
         skipped["already_fetched"] += len(keep) - len(fresh)
         if not fresh:
-            return None
-        parent = ParentPage(page_url, lang.lang, lang.reliable, is_seed=int(info["depth"]) == 0)
-        return _Outlinks(parent, fresh, depth)
+            return nothing
+        declared = hints or {}
+        return _Outlinks(parent, fresh, depth, {u: declared[u] for u in fresh if u in declared})
 
-    async def _priorities(self, outlinks: _Outlinks) -> list[LinkPriority | None]:
-        """The strategy's priorities of ``outlinks``: in the scoring thread, or here without it."""
+    async def _rank(self, outlinks: _Outlinks) -> Ranking:
+        """The strategy's ranking of ``outlinks``: in the scoring thread, or here without it."""
         loop = _asyncio_loop() if self.score_in_thread else None
         if loop is None:
-            return self.strategy.outlink_priorities(outlinks.parent, outlinks.urls)
-        return await loop.run_in_executor(scoring_pool(), self.strategy.outlink_priorities,
-                                          outlinks.parent, outlinks.urls)
+            return self.strategy.rank(outlinks.parent, outlinks.urls, outlinks.hints)
+        return await loop.run_in_executor(scoring_pool(), self.strategy.rank,
+                                          outlinks.parent, outlinks.urls, outlinks.hints)
 
-    def _new_urls(self, outlinks: _Outlinks, priorities: Sequence[LinkPriority | None], page_url: str,
+    def _new_urls(self, outlinks: _Outlinks, ranking: Ranking, page_url: str,
                   skipped: Counter[str]) -> list[NewUrl]:
         out: list[NewUrl] = []
-        for url, prio in zip(outlinks.urls, priorities):
+        links: list[tuple[str, LinkPriority | None]] = [*zip(outlinks.urls, ranking.priorities), *ranking.again]
+        for url, prio in links:
             if prio is None:
                 skipped["strategy_drop"] += 1
                 continue

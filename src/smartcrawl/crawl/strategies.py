@@ -13,6 +13,17 @@ from a page outside the pair (or unknown)     2 (or dropped)      102 (or droppe
 same domain, scored s = P(L'') x P(parallel)  1 if s >= t else 2  101 - round(100 s)
 ============================================  ==================  =================
 
+With ``link_hints`` (ours), a same-domain link that the page labels as being in L'' (an
+``hreflang`` or a language-switcher anchor, :func:`smartcrawl.crawl.links.language_hint`) is taken
+for the translation of the page: s = 1, without asking the models. The paper's URL-only score
+cannot see that a link like ``index.php?id=8737`` is the switcher's; the page says so.
+
+With ``counterparts`` (ours), the strategy remembers the pages downloaded in each language and the
+links offered so far (:class:`~smartcrawl.crawl.counterparts.CounterpartIndex`): a same-domain link
+whose URL matches a downloaded page of the other language once language tokens are removed
+completes a pair, s = 1; and when a page is downloaded, the waiting links that match it are offered
+again with s = 1 (:meth:`Strategy.rank`), which re-queues them at that priority.
+
 robots.txt is fetched by Scrapy before any page of its host, outside the frontier (the best cost
 in Heritrix too). ``bfs`` gives every link cost 1; ``cld2`` gives cost 1 to links from pages in the
 pair and 2 to the others. With ``outside_pair="drop"`` the outlinks of pages outside the pair are
@@ -23,12 +34,13 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from smartcrawl.crawl.config import StrategyConfig
+from smartcrawl.crawl.counterparts import CounterpartIndex
 from smartcrawl.crawl.scope import same_domain
 from smartcrawl.crawl.scoring import UrlScorer
 
@@ -59,6 +71,18 @@ class LinkPriority:
     score: float | None = None
 
 
+@dataclass
+class Ranking:
+    """What a strategy makes of a downloaded page: its outlinks' priorities and links to offer again.
+
+    ``priorities`` has one entry per outlink (``None`` = drop); ``again`` holds links found earlier
+    that now deserve a better priority (the frontier re-queues those still waiting).
+    """
+
+    priorities: list[LinkPriority | None]
+    again: list[tuple[str, LinkPriority]]
+
+
 class Strategy(ABC):
     """Priorities of seeds and outlinks; ``None`` for an outlink means "do not follow"."""
 
@@ -79,8 +103,23 @@ class Strategy(ABC):
         return page.lang in self.pair
 
     @abstractmethod
-    def outlink_priorities(self, parent: ParentPage, links: Sequence[str]) -> list[LinkPriority | None]:
-        """One :class:`LinkPriority` (or ``None`` = drop) per link, in order."""
+    def outlink_priorities(self, parent: ParentPage, links: Sequence[str],
+                           hints: Mapping[str, str] | None = None) -> list[LinkPriority | None]:
+        """One :class:`LinkPriority` (or ``None`` = drop) per link, in order.
+
+        ``hints`` maps some links to the ISO 639-3 language the page declares for them; only the
+        smart strategy with ``link_hints`` uses it.
+        """
+
+    @property
+    def sees_every_page(self) -> bool:
+        """Whether :meth:`rank` must see every stored page, even one without new outlinks."""
+        return False
+
+    def rank(self, parent: ParentPage, links: Sequence[str],
+             hints: Mapping[str, str] | None = None) -> Ranking:
+        """The outlinks' priorities, plus links to offer again (none, except with ``counterparts``)."""
+        return Ranking(self.outlink_priorities(parent, links, hints), [])
 
     def _outside_pair(self, parent: ParentPage, n: int, lowest_cost: int) -> list[LinkPriority | None]:
         if self.config.outside_pair == "drop" and not parent.is_seed:
@@ -93,7 +132,8 @@ class BfsStrategy(Strategy):
 
     name = "bfs"
 
-    def outlink_priorities(self, parent: ParentPage, links: Sequence[str]) -> list[LinkPriority | None]:
+    def outlink_priorities(self, parent: ParentPage, links: Sequence[str],
+                           hints: Mapping[str, str] | None = None) -> list[LinkPriority | None]:
         """Cost 1 for every link."""
         return [LinkPriority(priority_of(BEST_COST))] * len(links)
 
@@ -103,7 +143,8 @@ class Cld2Strategy(Strategy):
 
     name = "cld2"
 
-    def outlink_priorities(self, parent: ParentPage, links: Sequence[str]) -> list[LinkPriority | None]:
+    def outlink_priorities(self, parent: ParentPage, links: Sequence[str],
+                           hints: Mapping[str, str] | None = None) -> list[LinkPriority | None]:
         """Cost 1 from pages in the pair; cost 2 (or dropped) from the others."""
         if not self.in_pair(parent):
             return self._outside_pair(parent, len(links), BEST_COST + 1)
@@ -125,6 +166,29 @@ class SmartStrategy(Strategy):
         self.lang_cache_size = 200_000
         self.pairs_scored = 0   # outlinks sent to the pair model
         self.pairs_skipped = 0  # outlinks whose language probability alone fixed the worst cost
+        self.counterparts = CounterpartIndex(self.pair) if config.counterparts else None
+        self.counterparts_found = 0  # outlinks that complete a pair with a downloaded page
+        self.counterparts_again = 0  # waiting links offered again when their counterpart was downloaded
+
+    @property
+    def sees_every_page(self) -> bool:
+        """With ``counterparts``, every download counts, even of a page without new outlinks."""
+        return self.counterparts is not None
+
+    def rank(self, parent: ParentPage, links: Sequence[str],
+             hints: Mapping[str, str] | None = None) -> Ranking:
+        """Outlink priorities; with ``counterparts``, also the waiting links this download completes."""
+        priorities = self.outlink_priorities(parent, links, hints)
+        index = self.counterparts
+        if index is None or not self.in_pair(parent):
+            return Ranking(priorities, [])
+        best = LinkPriority(priority_of(self.cost_of_score(1.0)), 1.0)
+        waiting = [v for v, p in zip(links, priorities)
+                   if p is not None and p.score is not None and p.score < 1.0]
+        again = [v for v in index.download(parent.url, parent.lang) if same_domain(parent.url, v)]
+        index.offer(waiting)
+        self.counterparts_again += len(again)
+        return Ranking(priorities, [(v, best) for v in again])
 
     def cost_of_score(self, score: float) -> int:
         """Cost of a scored link: 2 levels (threshold mode) or 101 levels (ranking mode)."""
@@ -132,7 +196,8 @@ class SmartStrategy(Strategy):
             return BEST_COST if score >= self.config.threshold else BEST_COST + 1
         return RANKING_LEVELS - int(score * 100.0 + 0.5) + BEST_COST - 1
 
-    def outlink_priorities(self, parent: ParentPage, links: Sequence[str]) -> list[LinkPriority | None]:
+    def outlink_priorities(self, parent: ParentPage, links: Sequence[str],
+                           hints: Mapping[str, str] | None = None) -> list[LinkPriority | None]:
         """Score the same-domain links in one batch; fixed costs for the others (module table)."""
         if not links:
             return []
@@ -142,6 +207,14 @@ class SmartStrategy(Strategy):
         cross_cost = self.lowest_cost if self.config.prioritize_same_domain else BEST_COST
         out: list[LinkPriority | None] = [LinkPriority(priority_of(cross_cost))] * len(links)
         scored = [i for i, v in enumerate(links) if same_domain(parent.url, v)]
+        best = {i for i in scored if self.config.link_hints and hints and hints.get(links[i]) == other}
+        if self.counterparts is not None:
+            completing = {i for i in scored if i not in best and self.counterparts.completes(links[i])}
+            self.counterparts_found += len(completing)
+            best |= completing
+        for i in best:
+            out[i] = LinkPriority(priority_of(self.cost_of_score(1.0)), 1.0)
+        scored = [i for i in scored if i not in best]
         if not scored:
             return out
         targets = [links[i] for i in scored]

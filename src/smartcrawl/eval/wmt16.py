@@ -124,6 +124,21 @@ class UrlMatchingScorer:
                            count=len(pairs))
 
 
+class CombinedScorer:
+    """URL matching first, then a model: 1.0 for pairs that URL matching accepts, the model's probability for the rest.
+
+    The greedy 1-1 alignment takes the URL-matching pairs before any model pair (the model's
+    probabilities stay below 1.0 in practice), and the model aligns what URL matching leaves over.
+    """
+
+    def __init__(self, model: PairScorer, matching: UrlMatchingScorer) -> None:
+        self.model, self.matching = model, matching
+
+    def parallel_probs(self, pairs: Sequence[Pair]) -> np.ndarray:
+        """The larger of the URL-matching decision (0 or 1) and the model's probability."""
+        return np.maximum(self.matching.parallel_probs(pairs), np.asarray(self.model.parallel_probs(pairs)))
+
+
 # ------------------------------------------------------------------------------------ gold and sites
 
 
@@ -570,22 +585,29 @@ def evaluate(gold_pairs: Sequence[Pair], sites: Iterable[Site], scorer: PairScor
 # --------------------------------------------------------------------------------------------- run
 
 
+SCORERS: tuple[str, ...] = ("matching", "model", "combined")
+
+
 def build_scorer(kind: str, *, model_dir: str | Path | None = None, src_lang: str = "eng", trg_lang: str = "fra",
                  device: str | None = None, batch_size: int = 64, backend: str = "torch",
                  threads: int | None = None) -> PairScorer:
-    """``matching`` (:class:`UrlMatchingScorer`) or ``model`` (:class:`smartcrawl.models.scorer.ParallelScorer` of ``model_dir``).
+    """``matching`` (:class:`UrlMatchingScorer`), ``model`` (:class:`smartcrawl.models.scorer.ParallelScorer`
+    of ``model_dir``) or ``combined`` (:class:`CombinedScorer`: URL matching, then the model).
 
-    ``backend`` (``torch``, ``onnx``, ``onnx-int8``) and ``threads`` apply to ``model`` only.
+    ``backend`` (``torch``, ``onnx``, ``onnx-int8``) and ``threads`` apply to the model only.
     """
+    if kind not in SCORERS:
+        raise ValueError(f"unknown scorer {kind!r}; allowed: {', '.join(SCORERS)}")
     if kind == "matching":
         return UrlMatchingScorer(src_lang, trg_lang)
-    if kind == "model":
-        if model_dir is None:
-            raise ValueError("--scorer model needs --model-dir")
-        from smartcrawl.models.scorer import ParallelScorer  # torch/transformers only when a model is used
+    if model_dir is None:
+        raise ValueError(f"--scorer {kind} needs --model-dir")
+    from smartcrawl.models.scorer import ParallelScorer  # torch/transformers only when a model is used
 
-        return ParallelScorer(model_dir, device, batch_size, backend, threads)
-    raise ValueError(f"unknown scorer {kind!r}; allowed: matching, model")
+    model = ParallelScorer(model_dir, device, batch_size, backend, threads)
+    if kind == "model":
+        return model
+    return CombinedScorer(model, UrlMatchingScorer(src_lang, trg_lang))
 
 
 def run(pairs_path: str | Path, out_dir: str | Path, scorer: PairScorer, *, lett: str | Path | None = None,
@@ -634,8 +656,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     p.add_argument("--pairs", required=True, type=Path, help="gold pairs file: src_url TAB trg_url")
     p.add_argument("--lett", type=Path, default=None, help=".lett(.gz) file or directory: all documents of each site")
-    p.add_argument("--scorer", required=True, choices=["matching", "model"])
-    p.add_argument("--model-dir", type=Path, default=None, help="trained parallel model dir (--scorer model)")
+    p.add_argument("--scorer", required=True, choices=SCORERS,
+                   help="matching: the URL-matching baseline; model: a trained pair model; combined: URL "
+                        "matching first, the model for the rest")
+    p.add_argument("--model-dir", type=Path, default=None, help="trained parallel model dir (--scorer model|combined)")
     p.add_argument("--out", required=True, type=Path, help="results dir, e.g. results/wmt16/<name>/")
     p.add_argument("--candidates", choices=["all", "gold_touching"], default="all")
     p.add_argument("--one-to-one", choices=["official", "authors"], default="official")
@@ -654,8 +678,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     scorer = build_scorer(args.scorer, model_dir=args.model_dir, src_lang=args.src_lang, trg_lang=args.trg_lang,
                           device=args.device, batch_size=args.model_batch_size, backend=args.backend,
                           threads=args.threads)
-    name = "url_matching" if args.scorer == "matching" else f"model:{args.model_dir}"
-    if args.scorer == "model" and args.backend != "torch":
+    name = {"matching": "url_matching", "model": f"model:{args.model_dir}",
+            "combined": f"url_matching+model:{args.model_dir}"}[args.scorer]
+    if args.scorer != "matching" and args.backend != "torch":
         name += f" ({args.backend})"
     metrics = run(args.pairs, args.out, scorer, lett=args.lett, scorer_name=name, src_lang=args.src_lang,
                   trg_lang=args.trg_lang, candidates=args.candidates, rule=args.one_to_one, threshold=args.threshold,

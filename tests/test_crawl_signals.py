@@ -1,0 +1,103 @@
+"""The smart strategy's signals beyond the paper: links' language hints and counterparts of downloaded pages."""
+
+from __future__ import annotations
+
+import numpy as np
+from test_crawl_units import FixedScorer, _prios
+
+from smartcrawl.crawl.config import StrategyConfig
+from smartcrawl.crawl.counterparts import CounterpartIndex
+from smartcrawl.crawl.htmldoc import parse_html
+from smartcrawl.crawl.links import extract_links
+from smartcrawl.crawl.strategies import ParentPage, build_strategy
+
+PAIR = ("eng", "fin")
+
+
+def test_language_hints_of_links() -> None:
+    html = """<html><head>
+      <link rel="alternate" hreflang="fi-FI" href="/fi/x"><link rel="alternate" hreflang="x-default" href="/">
+    </head><body>
+      <a href="/home">Home</a> <a href="/en/">EN</a> <a href="/s"> Suomi </a> <a href="/new">new</a>
+      <a href="/e">ENG</a> <a hreflang="en-GB" href="/g">Britain</a> <a lang="fi" href="/l">Finnish pages</a>
+      <a href="/long">Suomi is the endonym of Finnish, and this anchor says far more than that</a>
+      <a href="/i"><span>Íslenska</span></a> <a href="/x-default">x-default</a>
+    </body></html>"""
+    links = extract_links(parse_html(html), "http://a.test/p")
+    assert links.hints == {
+        "http://a.test/fi/x": "fin", "http://a.test/en/": "eng", "http://a.test/s": "fin", "http://a.test/e": "eng",
+        "http://a.test/g": "eng", "http://a.test/l": "fin", "http://a.test/i": "isl",
+    }
+    assert "http://a.test/home" in links.urls and "http://a.test/new" in links.urls  # followed, no hint
+
+
+def test_link_hints_give_the_best_score_to_labelled_translations() -> None:
+    page = ParentPage("http://a.test/index.php?id=7", "eng")
+    links = ["http://a.test/index.php?id=9", "http://a.test/index.php?id=8", "http://a.test/index.php?id=5"]
+    hints = {links[0]: "fin", links[2]: "eng"}  # a hint of the page's own language is no translation
+    scorer = FixedScorer([0.5, 0.5, 0.5], [0.1, 0.1, 0.1])
+    paper = build_strategy(StrategyConfig(name="smart"), PAIR, scorer)
+    assert _prios(paper.outlink_priorities(page, links, hints)) == [-96, -96, -96]  # hints ignored
+    hinted = build_strategy(StrategyConfig(name="smart", link_hints=True), PAIR, scorer)
+    out = hinted.outlink_priorities(page, links, hints)
+    assert _prios(out) == [-1, -96, -96] and out[0] is not None and out[0].score == 1.0
+
+
+def test_counterpart_index_matches_in_both_directions() -> None:
+    index = CounterpartIndex(PAIR)
+    index.offer(["http://a.test/fi/news/1", "http://a.test/fi/news/2", "http://a.test/about"])
+    # a download finds the waiting links it completes, once
+    assert index.download("http://a.test/en/news/1", "eng") == ["http://a.test/fi/news/1"]
+    assert index.download("http://a.test/en/news/1", "eng") == []
+    # a new link completes a pair with a downloaded page of the other language
+    assert index.completes("http://a.test/news/1?lang=fi")
+    assert not index.completes("http://a.test/fi/news/3")
+    assert not index.completes("http://a.test/en/news/1")  # the page itself
+    # the default-language page without a token is the counterpart of a marked one
+    assert index.download("http://a.test/about?lang=fi", "fin") == ["http://a.test/about"]
+    assert index.download("http://a.test/page", "deu") == []  # outside the pair: nothing recorded
+
+
+def test_counterpart_index_is_bounded() -> None:
+    index = CounterpartIndex(PAIR, max_entries=10)
+    index.offer([f"http://a.test/fi/p{i}" for i in range(100)])
+    assert index.download("http://a.test/en/p0", "eng") == []  # forgotten: the oldest keys went first
+    assert index.download("http://a.test/en/p99", "eng") == ["http://a.test/fi/p99"]
+
+
+def test_counterparts_strategy_offers_waiting_links_again() -> None:
+    class Scorer:
+        def lang_probs(self, urls: list[str], lang: str) -> np.ndarray:
+            return np.full(len(urls), 0.5)
+
+        def parallel_probs(self, pairs: list[tuple[str, str]]) -> np.ndarray:
+            return np.full(len(pairs), 0.1)
+
+    strategy = build_strategy(StrategyConfig(name="smart", counterparts=True), PAIR, Scorer())
+    assert strategy.sees_every_page
+    home_en = ParentPage("http://a.test/en/", "eng")
+    first = strategy.rank(home_en, ["http://a.test/en/a", "http://a.test/en/b"])
+    assert _prios(first.priorities) == [-96, -96] and first.again == []
+    # the Finnish version of /en/a is downloaded: /en/a, still waiting, is offered again at the best priority
+    again = strategy.rank(ParentPage("http://a.test/fi/a", "fin"), ["http://a.test/fi/c"])
+    assert [(url, p.priority, p.score) for url, p in again.again] == [("http://a.test/en/a", -1, 1.0)]
+    # a new link whose counterpart was downloaded goes first at once
+    later = strategy.rank(ParentPage("http://a.test/en/x", "eng"), ["http://a.test/a?lang=en", "http://a.test/en/d"])
+    assert _prios(later.priorities) == [-1, -96]
+    assert strategy.counterparts_found == 1 and strategy.counterparts_again == 1
+    # pages outside the pair neither teach nor get anything
+    outside = strategy.rank(ParentPage("http://a.test/de/b", "deu"), ["http://a.test/de/x"])
+    assert outside.again == []
+    paper = build_strategy(StrategyConfig(name="smart"), PAIR, Scorer())
+    assert not paper.sees_every_page and paper.rank(home_en, ["http://a.test/en/a"]).again == []
+
+
+def test_figure_labels_name_our_signals() -> None:
+    from smartcrawl.analysis.crawl_figure import label_of
+
+    summary = {"strategies": {"smart": {"strategy": {"name": "smart", "link_hints": False}},
+                              "smart_plus": {"strategy": {"name": "smart", "link_hints": True, "counterparts": True}},
+                              "hints": {"strategy": {"name": "smart", "link_hints": True}}}}
+    assert label_of("smart", summary) == "+CLD2+smart"
+    assert label_of("smart_plus", summary) == "+CLD2+smart +link hints +counterparts (ours)"
+    assert label_of("hints", summary) == "+CLD2+smart +link hints (ours)"
