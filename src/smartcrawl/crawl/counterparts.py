@@ -51,11 +51,6 @@ class _Table:
             return set()
         return self.data.get(key, set())
 
-    def pop(self, key: str | None) -> set[str]:
-        if key is None:
-            return set()
-        return self.data.pop(key, set())
-
     def discard(self, key: str | None, url: str) -> None:
         if key is None:
             return

@@ -1,16 +1,16 @@
 """Outlinks of an HTML page: navigational links only, absolute, without fragments.
 
 Followed: ``<a href>``, ``<area href>`` and ``<link rel="alternate" href>`` (``hreflang``
-translations live there).
+translations live there). Embeds (images, scripts, frames, stylesheets) are not, as in the authors'
+crawls, which rejected embed hops. Relative links resolve against ``<base href>`` when the page
+has one. ``javascript:``, ``mailto:`` and other non-web schemes are skipped here; links that do
+not even join into a URL are counted as ``bad_url``.
 
 Each link may also carry a *language hint*, the language the page declares for its target: the
 ``hreflang`` attribute (``<link rel=alternate>`` or ``<a>``), else an ``<a>``'s ``lang``
 attribute, else an anchor text that is nothing but a language's name, endonym or code ("English",
 "Suomi", "FI", "ENG", "fr-CA"), the conventions of language switchers. ``x-default`` and texts that are
-not a language give no hint. Embeds (images, scripts, frames, stylesheets) are not, as in the authors'
-crawls, which rejected embed hops. Relative links resolve against ``<base href>`` when the page
-has one. ``javascript:``, ``mailto:`` and other non-web schemes are skipped here; links that do
-not even join into a URL are counted as ``bad_url``.
+not a language give no hint.
 """
 
 from __future__ import annotations
@@ -44,20 +44,24 @@ class Links:
     hints: dict[str, str] = field(default_factory=dict)  # url -> ISO 639-3 language the page declares for it
 
 
+def _known_language(text: str) -> str | None:
+    lang = to_iso3(text)
+    return lang if lang and lang != UNKNOWN else None
+
+
 def language_hint(element: etree._Element) -> str | None:
     """The ISO 639-3 language a link element declares for its target, ``None`` without one (module docstring)."""
-    for attr in ("hreflang", "lang"):
-        value = element.get(attr)
-        if value is not None and (attr == "hreflang" or element.tag == "a"):
-            lang = to_iso3(value)
-            return lang if lang and lang != UNKNOWN else None
+    declared = element.get("hreflang")
+    if declared is None and element.tag == "a":
+        declared = element.get("lang")
+    if declared is not None:
+        return _known_language(declared)
     if element.tag != "a":
         return None
     label = " ".join("".join(element.itertext()).split())
     if not label or len(label) > _MAX_LABEL or _WORDLIKE.fullmatch(label):
         return None
-    lang = to_iso3(label)
-    return lang if lang and lang != UNKNOWN else None
+    return _known_language(label)
 
 
 def extract_links(root: etree._Element | None, page_url: str) -> Links:

@@ -277,7 +277,7 @@ class FocusedSpider(Spider):
         return reason
 
     def _outlinks(self, info: dict[str, Any], page_url: str, lang: ContentLanguage, urls: list[str],
-                  skipped: Counter[str], hints: dict[str, str] | None = None) -> _Outlinks | None:
+                  skipped: Counter[str], hints: dict[str, str]) -> _Outlinks | None:
         """The links worth a priority: within the hop limit, passing the URL rules and scope, not yet fetched."""
         parent = ParentPage(page_url, lang.lang, lang.reliable, is_seed=int(info["depth"]) == 0)
         depth = int(info["depth"]) + 1
@@ -299,8 +299,7 @@ class FocusedSpider(Spider):
         skipped["already_fetched"] += len(keep) - len(fresh)
         if not fresh:
             return nothing
-        declared = hints or {}
-        return _Outlinks(parent, fresh, depth, {u: declared[u] for u in fresh if u in declared})
+        return _Outlinks(parent, fresh, depth, {u: hints[u] for u in fresh if u in hints})
 
     async def _rank(self, outlinks: _Outlinks) -> Ranking:
         """The strategy's ranking of ``outlinks``: in the scoring thread, or here without it."""

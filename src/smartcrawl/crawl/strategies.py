@@ -182,13 +182,17 @@ class SmartStrategy(Strategy):
         index = self.counterparts
         if index is None or not self.in_pair(parent):
             return Ranking(priorities, [])
-        best = LinkPriority(priority_of(self.cost_of_score(1.0)), 1.0)
+        best = self._best()
         waiting = [v for v, p in zip(links, priorities)
                    if p is not None and p.score is not None and p.score < 1.0]
         again = [v for v in index.download(parent.url, parent.lang) if same_domain(parent.url, v)]
         index.offer(waiting)
         self.counterparts_again += len(again)
         return Ranking(priorities, [(v, best) for v in again])
+
+    def _best(self) -> LinkPriority:
+        """The priority of a link our signals take for a translation: score 1."""
+        return LinkPriority(priority_of(self.cost_of_score(1.0)), 1.0)
 
     def cost_of_score(self, score: float) -> int:
         """Cost of a scored link: 2 levels (threshold mode) or 101 levels (ranking mode)."""
@@ -207,14 +211,15 @@ class SmartStrategy(Strategy):
         cross_cost = self.lowest_cost if self.config.prioritize_same_domain else BEST_COST
         out: list[LinkPriority | None] = [LinkPriority(priority_of(cross_cost))] * len(links)
         scored = [i for i, v in enumerate(links) if same_domain(parent.url, v)]
-        best = {i for i in scored if self.config.link_hints and hints and hints.get(links[i]) == other}
+        # links our signals take for translations get score 1 without asking the models
+        translations = {i for i in scored if self.config.link_hints and hints and hints.get(links[i]) == other}
         if self.counterparts is not None:
-            completing = {i for i in scored if i not in best and self.counterparts.completes(links[i])}
+            completing = {i for i in scored if i not in translations and self.counterparts.completes(links[i])}
             self.counterparts_found += len(completing)
-            best |= completing
-        for i in best:
-            out[i] = LinkPriority(priority_of(self.cost_of_score(1.0)), 1.0)
-        scored = [i for i in scored if i not in best]
+            translations |= completing
+        for i in translations:
+            out[i] = self._best()
+        scored = [i for i in scored if i not in translations]
         if not scored:
             return out
         targets = [links[i] for i in scored]
