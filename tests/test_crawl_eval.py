@@ -180,4 +180,4 @@ def test_added_strategy_crawls_alone_and_is_labelled(evaluated: Path) -> None:
     plus = summary["strategies"]["smart_plus"]
     assert plus["strategy"]["link_hints"] and plus["strategy"]["counterparts"]
     assert plus["found_total"] == summary["truth"]["pairs_reached"] and 0 < plus["auc_share_oracle"] <= 1.0
-    assert "+CLD2+smart +link hints +counterparts (ours)" in (out / "table.md").read_text()
+    assert "+CLD2+smart +link hints +counterparts +other languages last (ours)" in (out / "table.md").read_text()

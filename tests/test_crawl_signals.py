@@ -10,6 +10,7 @@ from smartcrawl.crawl.counterparts import CounterpartIndex
 from smartcrawl.crawl.htmldoc import parse_html
 from smartcrawl.crawl.links import extract_links
 from smartcrawl.crawl.strategies import ParentPage, build_strategy
+from smartcrawl.crawl.url_marks import LanguageMarks
 
 PAIR = ("eng", "fin")
 
@@ -58,6 +59,16 @@ def test_counterpart_index_matches_in_both_directions() -> None:
     assert index.download("http://a.test/page", "deu") == []  # outside the pair: nothing recorded
 
 
+def test_counterpart_index_skips_fallback_pages() -> None:
+    index = CounterpartIndex(PAIR)
+    index.offer(["http://a.test/en/news/1"])
+    # /fi/news/1 served English text: the site's untranslated page, its URL twin is no translation
+    assert index.download("http://a.test/fi/news/1", "eng") == []
+    assert not index.completes("http://a.test/news/1")
+    # the same URL with Finnish text is the counterpart
+    assert index.download("http://a.test/fi/news/1", "fin") == ["http://a.test/en/news/1"]
+
+
 def test_counterpart_index_is_bounded() -> None:
     index = CounterpartIndex(PAIR, max_entries=10)
     index.offer([f"http://a.test/fi/p{i}" for i in range(100)])
@@ -101,3 +112,29 @@ def test_figure_labels_name_our_signals() -> None:
     assert label_of("smart", summary) == "+CLD2+smart"
     assert label_of("smart_plus", summary) == "+CLD2+smart +link hints +counterparts (ours)"
     assert label_of("hints", summary) == "+CLD2+smart +link hints (ours)"
+
+
+def test_language_marks_of_urls() -> None:
+    marks = LanguageMarks()
+    assert marks.language_of("http://a.test/sv/x") == "swe"
+    assert marks.language_of("http://a.test/x?lang=pl") == "pol"
+    assert marks.language_of("http://de.example.com/x") == "deu"
+    assert marks.language_of("http://a.is/museo/late-garden-church.gl.htm") == "glg"  # not the .is suffix
+    assert marks.language_of("http://a.test/page_fi.php") == "fin"
+    assert marks.language_of("http://a.test/casa-de-campo.html") is None  # a word, not a code
+    assert marks.language_of("http://a.is/safn/") is None
+
+
+def test_links_marked_as_other_languages_go_last() -> None:
+    page = ParentPage("http://a.test/en/news", "eng")
+    links = ["http://a.test/en/sports", "http://a.test/sv/nyheter", "http://a.test/x", "http://a.test/fi/uutiset",
+             "http://a.test/p.gl.htm"]
+    hints = {"http://a.test/x": "deu"}
+    scorer = FixedScorer([0.0, 0.1, 0.0, 0.9, 0.1], [0.5] * 5)
+    paper = build_strategy(StrategyConfig(name="smart"), PAIR, scorer)
+    assert _prios(paper.outlink_priorities(page, links, hints)) == [-101, -96, -101, -56, -96]
+    ours = build_strategy(StrategyConfig(name="smart", other_langs_last=True), PAIR, scorer)
+    # same-language navigation stays at 101; Swedish, the German-labelled link and Galician go with
+    # the outside-pair links (102) even where the models gave them a small score; Finnish keeps its score
+    assert _prios(ours.outlink_priorities(page, links, hints)) == [-101, -102, -102, -56, -102]
+    assert ours.other_langs_demoted == 3

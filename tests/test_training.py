@@ -185,3 +185,34 @@ def test_max_steps_mid_epoch_validates_before_stopping(repo_root: Path, tmp_path
     assert metrics["best_dev_macro_f1"] is not None and Path(metrics["best_checkpoint"]).name == "best.ckpt"
     logged = pd.read_csv(next((tmp_path / "run-langid" / "logs").glob("version_*/metrics.csv")))
     assert logged["val/macro_f1"].notna().sum() == 1
+
+
+def test_marked_pair_view_is_saved_and_applied_by_the_scorer(repo_root: Path, tmp_path: Path) -> None:
+    data_dir = _write_parallel(tmp_path)
+    metrics = train_from_config(_cfg(repo_root, tmp_path, "parallel", data_dir, ["pair_view=marked"]))
+    card = json.loads((Path(metrics["model_dir"]) / "smartcrawl.json").read_text())
+    assert card["pair_view"] == "marked"
+    model = UrlModel(metrics["model_dir"], "parallel")
+    assert model.pair_view == "marked"
+    from smartcrawl.models.scorer import ParallelScorer
+    from smartcrawl.pair_view import pair_inputs
+
+    pairs = [("http://a.com/en/item1", "http://a.com/fr/item1"), ("http://a.com/en/item1", "http://a.com/fr/other9")]
+    marked = model.probs(*pair_inputs([a for a, _ in pairs], [b for _, b in pairs], "marked"))[:, 1]
+    plain = model.probs(*pair_inputs([a for a, _ in pairs], [b for _, b in pairs], "plain"))[:, 1]
+    scored = ParallelScorer(metrics["model_dir"]).parallel_probs(pairs)
+    assert scored == pytest.approx(marked, abs=1e-5)
+    assert not plain == pytest.approx(marked, abs=1e-5)  # the view changes what the model reads
+
+
+def test_unknown_pair_view_names_the_key(repo_root: Path, tmp_path: Path) -> None:
+    data_dir = _write_parallel(tmp_path)
+    with pytest.raises(TrainConfigError, match="pair_view.*allowed: plain, marked"):
+        train_from_config(_cfg(repo_root, tmp_path, "parallel", data_dir, ["pair_view=diff"]))
+    metrics = train_from_config(_cfg(repo_root, tmp_path, "parallel", data_dir))
+    card_path = Path(metrics["model_dir"]) / "smartcrawl.json"
+    card = json.loads(card_path.read_text())
+    assert card["pair_view"] == "plain"
+    card_path.write_text(json.dumps({**card, "pair_view": "diff"}))
+    with pytest.raises(ModelDirError, match="unknown pair_view 'diff'"):
+        UrlModel(metrics["model_dir"], "parallel")

@@ -24,7 +24,8 @@ import pandas as pd
 # How the paper names the three crawlers (Heritrix, Heritrix+CLD2, Heritrix+CLD2+smart), by strategy name.
 PAPER_LABELS: Mapping[str, str] = {"bfs": "BFS (Heritrix)", "cld2": "+CLD2", "smart": "+CLD2+smart"}
 # Our additions to the smart strategy (StrategyConfig flags), as they appear in a label.
-OUR_SIGNALS: Mapping[str, str] = {"link_hints": "link hints", "counterparts": "counterparts"}
+OUR_SIGNALS: Mapping[str, str] = {"link_hints": "link hints", "counterparts": "counterparts",
+                                  "other_langs_last": "other languages last"}
 REFERENCE_LABELS: Mapping[str, str] = {"random": "random order", "oracle": "oracle order"}
 REFERENCE_STYLES: Mapping[str, Mapping[str, Any]] = {
     "random": {"color": "0.55", "linestyle": "--", "marker": None},

@@ -16,6 +16,10 @@ It answers two questions:
   offered earlier (still waiting, at a low priority)? The caller offers them again at the best
   priority; the frontier re-queues a waiting URL found again with a better priority.
 
+A page whose URL is marked as the other language only (``/fi/x`` downloaded with English text) is
+a fallback: the site serves its untranslated page under the translation's URL. Its counterpart
+by URL is the page it copies, not a translation, so it is not recorded.
+
 Memory is bounded: each table keeps its ``max_entries`` most recent keys. Several crawler
 processes sharing a Redis frontier each know only their own pages, which loses some matches and
 nothing else.
@@ -125,11 +129,14 @@ class CounterpartIndex:
         """
         if lang not in self.pair:
             return []
+        other = self.other(lang)
+        if self.matcher.marks(url, other) and not self.matcher.marks(url, lang):
+            self._forget_link(url)  # a fallback (module docstring)
+            return []
         canonical, stripped = self._stripped(url, lang)
         if stripped is not None:
             self._pages_stripped[lang].add(stripped, url)
         self._pages_canonical[lang].add(canonical, url)
-        other = self.other(lang)
         found: set[str] = set()
         if stripped is not None:
             found |= self._links_stripped[other].get(stripped)

@@ -24,6 +24,12 @@ whose URL matches a downloaded page of the other language once language tokens a
 completes a pair, s = 1; and when a page is downloaded, the waiting links that match it are offered
 again with s = 1 (:meth:`Strategy.rank`), which re-queues them at that priority.
 
+With ``other_langs_last`` (ours, ranking mode), a same-domain link not taken for a translation whose
+URL or page label marks it as a language outside the pair (:mod:`smartcrawl.crawl.url_marks`) gets
+cost 102, with the outlinks of pages outside the pair. The models give such links small scores,
+but not always smaller than those of same-language navigation (cost 101), which leads to more pages
+of the pair, whereas other languages' sections rarely do.
+
 robots.txt is fetched by Scrapy before any page of its host, outside the frontier (the best cost
 in Heritrix too). ``bfs`` gives every link cost 1; ``cld2`` gives cost 1 to links from pages in the
 pair and 2 to the others. With ``outside_pair="drop"`` the outlinks of pages outside the pair are
@@ -43,6 +49,7 @@ from smartcrawl.crawl.config import StrategyConfig
 from smartcrawl.crawl.counterparts import CounterpartIndex
 from smartcrawl.crawl.scope import same_domain
 from smartcrawl.crawl.scoring import UrlScorer
+from smartcrawl.crawl.url_marks import LanguageMarks
 
 BEST_COST = 1
 RANKING_LEVELS = 101
@@ -169,6 +176,8 @@ class SmartStrategy(Strategy):
         self.counterparts = CounterpartIndex(self.pair) if config.counterparts else None
         self.counterparts_found = 0  # outlinks that complete a pair with a downloaded page
         self.counterparts_again = 0  # waiting links offered again when their counterpart was downloaded
+        self.marks = LanguageMarks() if config.other_langs_last and config.mode == "ranking" else None
+        self.other_langs_demoted = 0  # links marked as a language outside the pair: sent last
 
     @property
     def sees_every_page(self) -> bool:
@@ -235,8 +244,19 @@ class SmartStrategy(Strategy):
         self.pairs_scored += len(ask)
         self.pairs_skipped += len(targets) - len(ask)
         for i, score in zip(scored, (p_lang * p_par).tolist()):
-            out[i] = LinkPriority(priority_of(self.cost_of_score(score)), float(score))
+            cost = self.cost_of_score(score)
+            if self._marked_elsewhere(links[i], hints):
+                cost = self.lowest_cost
+                self.other_langs_demoted += 1
+            out[i] = LinkPriority(priority_of(cost), float(score))
         return out
+
+    def _marked_elsewhere(self, url: str, hints: Mapping[str, str] | None) -> bool:
+        """With ``other_langs_last``: whether the page's label or the URL's code names a language outside the pair."""
+        if self.marks is None:
+            return False
+        lang = (hints or {}).get(url) or self.marks.language_of(url)
+        return lang is not None and lang not in self.pair
 
 
     def _lang_probs(self, urls: list[str], lang: str) -> np.ndarray:

@@ -235,7 +235,7 @@ def distill(teacher_dir: str | Path, task: str, out_dir: str | Path, spec: Stude
     teacher = UrlModel(teacher_dir, task, "cpu", settings.teacher_batch_size, settings.teacher_backend)
     labels = teacher.labels
     length = int(max_length or teacher.max_length)
-    train, _ = load_examples(task, train_file, labels, settings.max_train)
+    train, _ = load_examples(task, train_file, labels, settings.max_train, teacher.pair_view)
     if not len(train):
         raise ModelDirError(f"{train_file}: no training example with one of the teacher's labels")
     cache = Path(cache_dir) if cache_dir is not None else None
@@ -250,13 +250,15 @@ def distill(teacher_dir: str | Path, task: str, out_dir: str | Path, spec: Stude
     del teacher_model
     log.info("%s: %s; %.1fM parameters", spec.name, how, sum(p.numel() for p in student.parameters()) / 1e6)
     stats = train_student(student, tokenizer, train, soft, length, settings)
-    card_extra = {"model": spec.name, "distilled_from": str(teacher_dir), "student": asdict(spec)}
+    card_extra: dict[str, Any] = {"model": spec.name, "distilled_from": str(teacher_dir), "student": asdict(spec)}
+    if task == "parallel":
+        card_extra["pair_view"] = teacher.pair_view
     save_model_dir(out, student, tokenizer, task, labels, length, card_extra)
     summary: dict[str, Any] = {"task": task, "teacher": str(teacher_dir), "student": spec.name, "init": how,
                                "spec": asdict(spec), "settings": asdict(settings), "train_examples": len(train),
                                **stats, "model_dir": str(out)}
     if dev_file.is_file() and settings.max_dev != 0:
-        dev, _ = load_examples(task, dev_file, labels, settings.max_dev)
+        dev, _ = load_examples(task, dev_file, labels, settings.max_dev, teacher.pair_view)
         if len(dev):
             dev_teacher = teacher_probs(teacher, teacher_dir, dev_file, dev, settings.max_dev, cache)
             dev_student = UrlModel(out, task, "cpu", settings.teacher_batch_size).probs(dev.texts, dev.pairs)

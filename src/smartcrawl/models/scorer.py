@@ -21,6 +21,7 @@ import smartcrawl.models.pooling  # noqa: F401  (registers the mean-pooling clas
 from smartcrawl.models.onnx_export import BACKENDS, require_onnx_file
 from smartcrawl.models.onnx_export import session as onnx_session
 from smartcrawl.training.outputs import MODEL_CARD, PREPROCESSING
+from smartcrawl.pair_view import PAIR_VIEWS, pair_inputs
 from smartcrawl.urls import is_usable, preprocess_url
 
 
@@ -51,6 +52,9 @@ class UrlModel:
             raise ValueError(f"backend: unknown backend {backend!r}; allowed: {', '.join(BACKENDS)}")
         self.labels: list[str] = list(card["labels"])
         self.max_length = int(card.get("max_length", 128))
+        self.pair_view = str(card.get("pair_view", "plain"))  # cards written before pair views: plain
+        if self.pair_view not in PAIR_VIEWS:
+            raise ModelDirError(f"{root}: unknown pair_view {self.pair_view!r}; allowed: {', '.join(PAIR_VIEWS)}")
         self.batch_size = batch_size
         self.backend = backend
         self.task = task
@@ -146,8 +150,8 @@ class ParallelScorer:
         result = np.zeros(len(pairs), dtype=np.float32)
         ok = [i for i, (a, b) in enumerate(pairs) if is_usable(a) and is_usable(b)]
         if ok:
-            probs = self.model.probs([preprocess_url(pairs[i][0]) for i in ok],
-                                     [preprocess_url(pairs[i][1]) for i in ok])
+            first, second = pair_inputs([pairs[i][0] for i in ok], [pairs[i][1] for i in ok], self.model.pair_view)
+            probs = self.model.probs(first, second)
             result[ok] = probs[:, self.model.labels.index("parallel")]
         return result
 

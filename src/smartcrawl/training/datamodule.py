@@ -67,6 +67,7 @@ class UrlDataModule(L.LightningDataModule):
         num_workers: int = 0,
         seed: int = 1234,
         bucket_batches: int = 50,
+        pair_view: str = "plain",
     ) -> None:
         super().__init__()
         self.task = task
@@ -80,6 +81,7 @@ class UrlDataModule(L.LightningDataModule):
         self.num_workers = num_workers
         self.seed = seed
         self.bucket_batches = bucket_batches  # 0 = plain shuffled batches (no length bucketing)
+        self.pair_view = pair_view
         self.splits: dict[str, Examples] = {}
         self.unknown_labels: dict[str, int] = {}
 
@@ -92,7 +94,7 @@ class UrlDataModule(L.LightningDataModule):
             if not path.exists():
                 raise FileNotFoundError(f"{path} not found: run `python prepare_data.py task={self.task}` first")
             self.splits[split], self.unknown_labels[split] = load_examples(
-                self.task, path, self.labels, self.limits[split]
+                self.task, path, self.labels, self.limits[split], self.pair_view
             )
             log.info("%s %s: %d examples (%d with labels unseen in train dropped)",
                      self.task, split, len(self.splits[split]), self.unknown_labels[split])

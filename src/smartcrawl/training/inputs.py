@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from smartcrawl.pair_view import pair_inputs
 from smartcrawl.urls import preprocess_url
 
 TASKS: tuple[str, ...] = ("langid", "parallel")
@@ -36,8 +37,11 @@ def label_names(task: str, train_file: Path) -> list[str]:
     return sorted(langs)
 
 
-def load_examples(task: str, path: Path, labels: Sequence[str], limit: int | None = None) -> tuple[Examples, int]:
+def load_examples(task: str, path: Path, labels: Sequence[str], limit: int | None = None,
+                  pair_view: str = "plain") -> tuple[Examples, int]:
     """Read a prepared split; returns the examples and how many rows had a label outside ``labels``.
+
+    ``pair_view`` (task ``parallel``): how the two URLs are shown, :mod:`smartcrawl.pair_view`.
 
     Rows are kept in file order (the files are shuffled when written), so ``limit`` takes a
     uniform sample and the curriculum's prefix grows over a fixed random order.
@@ -57,13 +61,6 @@ def load_examples(task: str, path: Path, labels: Sequence[str], limit: int | Non
         if limit is not None:
             df = df.iloc[:limit]
         df = df.reset_index(drop=True)
-        return (
-            Examples(
-                [preprocess_url(u) for u in df["src_url"]],
-                [preprocess_url(u) for u in df["trg_url"]],
-                [int(x) for x in df["label"]],
-                df,
-            ),
-            0,
-        )
+        first, second = pair_inputs(list(df["src_url"]), list(df["trg_url"]), pair_view)
+        return Examples(first, second, [int(x) for x in df["label"]], df), 0
     raise ValueError(f"task: unknown task {task!r}; allowed: {', '.join(TASKS)}")

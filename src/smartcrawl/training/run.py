@@ -20,6 +20,7 @@ from lightning.pytorch.callbacks import Callback, EarlyStopping, ModelCheckpoint
 from omegaconf import DictConfig, OmegaConf
 
 from smartcrawl.eval.metrics import summary_line
+from smartcrawl.pair_view import check_pair_view
 from smartcrawl.training.batching import class_weights
 from smartcrawl.training.curriculum import Curriculum
 from smartcrawl.training.datamodule import UrlDataModule
@@ -142,8 +143,12 @@ def fit_and_evaluate(
         "best_checkpoint": best_path,
         "model_dir": str(paths.model_dir),
     }
+    card_extra: dict[str, Any] = {"model": model_name,
+                                  "test_macro_f1": test["metrics"]["macro"]["f1"] if test["metrics"] else None}
+    if task == "parallel":
+        card_extra["pair_view"] = datamodule.pair_view
     save_model_dir(paths.model_dir, module.model, datamodule.collate.tokenizer, task, module.labels, max_length,
-                   {"model": model_name, "test_macro_f1": test["metrics"]["macro"]["f1"] if test["metrics"] else None})
+                   card_extra)
     write_run_results(paths.results_dir, config_yaml, metrics, predictions)
     if test["metrics"]:
         log.info("%s test: %s", task, summary_line(test["metrics"]))
@@ -176,6 +181,10 @@ def train_from_config(cfg: DictConfig) -> dict[str, Any]:
     if not train_file.exists():
         hint = f"task={task}" + (f" negatives={cfg.negatives}" if task == "parallel" else "")
         raise TrainConfigError(f"data.out_dir: {train_file} not found; run `python prepare_data.py {hint}` first")
+    try:
+        pair_view = check_pair_view(str(cfg.get("pair_view") or "plain"))
+    except ValueError as exc:
+        raise TrainConfigError(str(exc)) from exc
     tr = OmegaConf.to_container(cfg.train, resolve=True)
     model_cfg = OmegaConf.to_container(cfg.model, resolve=True)
     trainer_cfg = OmegaConf.to_container(cfg.trainer, resolve=True)
@@ -206,7 +215,7 @@ def train_from_config(cfg: DictConfig) -> dict[str, Any]:
         batch_size=int(tr["batch_size"]), eval_batch_size=int(tr["eval_batch_size"]),
         max_length=int(model_cfg.get("max_length") or 128), max_train=tr.get("max_train"),
         max_dev=tr.get("max_dev"), max_test=tr.get("max_test"), num_workers=int(trainer_cfg.get("num_workers") or 0),
-        seed=int(cfg.seed), bucket_batches=int(tr.get("bucket_batches", 50) or 0),
+        seed=int(cfg.seed), bucket_batches=int(tr.get("bucket_batches", 50) or 0), pair_view=pair_view,
     )
     datamodule.setup()
     first_epoch_steps = math.ceil(datamodule.train_size(0) / int(tr["batch_size"]))

@@ -263,6 +263,10 @@ class UrlMatcher:
         """The URL in the canonical form stripped URLs are compared in, nothing removed."""
         return self._cascades[self.src_lang][0].strip(url).text
 
+    def marks(self, url: str, lang: str) -> bool:
+        """Whether the URL carries a token of ``lang`` (one of the pair), e.g. ``/fi/`` or ``?lang=fi`` for Finnish."""
+        return self._cascades[lang][0].strip(url).removed > 0
+
     def strip(self, url: str, lang: str) -> str | None:
         """The URL stripped by the first cascade step (for its language ``lang``) that removes something, else ``None``."""
         for step in self._cascades[lang]:
