@@ -133,8 +133,20 @@ def test_links_marked_as_other_languages_go_last() -> None:
     scorer = FixedScorer([0.0, 0.1, 0.0, 0.9, 0.1], [0.5] * 5)
     paper = build_strategy(StrategyConfig(name="smart"), PAIR, scorer)
     assert _prios(paper.outlink_priorities(page, links, hints)) == [-101, -96, -101, -56, -96]
-    ours = build_strategy(StrategyConfig(name="smart", other_langs_last=True), PAIR, scorer)
+    ours = build_strategy(StrategyConfig(name="smart", language_marks=True), PAIR, scorer)
     # same-language navigation stays at 101; Swedish, the German-labelled link and Galician go with
     # the outside-pair links (102) even where the models gave them a small score; Finnish keeps its score
     assert _prios(ours.outlink_priorities(page, links, hints)) == [-101, -102, -102, -56, -102]
-    assert ours.other_langs_demoted == 3
+    assert ours.marked_elsewhere == 3
+
+
+def test_language_chooser_links_to_the_pair_are_explored() -> None:
+    chooser = ParentPage("http://a.test/", "und")  # a multilingual page: outside the pair
+    links = ["http://a.test/fi/index.html", "http://a.test/sv/index.html", "http://a.test/about", "http://b.test/fi/"]
+    scorer = FixedScorer([0.0] * 4, [0.0] * 4)
+    paper = build_strategy(StrategyConfig(name="smart"), PAIR, scorer)
+    assert _prios(paper.outlink_priorities(chooser, links)) == [-102, -102, -102, -102]
+    ours = build_strategy(StrategyConfig(name="smart", language_marks=True), PAIR, scorer)
+    assert _prios(ours.outlink_priorities(chooser, links)) == [-101, -102, -102, -102]
+    assert _prios(ours.outlink_priorities(chooser, ["http://a.test/x"], {"http://a.test/x": "eng"})) == [-101]
+    assert ours.marked_entries == 2

@@ -104,11 +104,11 @@ class StrategyConfig:
     - ``counterparts`` (smart only; ours): a same-domain link whose URL matches a page downloaded in
       the other language once language tokens are removed gets the best score, and so do waiting
       links when their counterpart is downloaded (:mod:`smartcrawl.crawl.counterparts`);
-    - ``other_langs_last`` (smart, ranking mode; ours): a same-domain link marked as a language outside
-      the pair (a URL code such as ``/sv/`` or ``page.gl.htm``, or the page's own label for the link)
-      goes last, with the outlinks of pages outside the pair, whatever its score: the models' small
-      scores do not separate other languages' sections from same-language navigation, which leads to
-      more pages of the pair
+    - ``language_marks`` (smart, ranking mode; ours): a same-domain link's language mark (a URL code
+      such as ``/sv/`` or ``page.gl.htm``, or the page's own label for the link) moves it between the
+      two lowest costs: marked as a language outside the pair, it goes last (with the outlinks of
+      pages outside the pair) whatever its score; marked as a language of the pair on a page outside
+      the pair (a "choose your language" page), it goes with same-language navigation
       (:mod:`smartcrawl.crawl.url_marks`).
     """
 
@@ -120,7 +120,7 @@ class StrategyConfig:
     reliable_only: bool = False
     link_hints: bool = False
     counterparts: bool = False
-    other_langs_last: bool = False
+    language_marks: bool = False
 
     def __post_init__(self) -> None:
         if self.name not in ("bfs", "cld2", "smart"):

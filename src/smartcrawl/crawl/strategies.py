@@ -24,11 +24,14 @@ whose URL matches a downloaded page of the other language once language tokens a
 completes a pair, s = 1; and when a page is downloaded, the waiting links that match it are offered
 again with s = 1 (:meth:`Strategy.rank`), which re-queues them at that priority.
 
-With ``other_langs_last`` (ours, ranking mode), a same-domain link not taken for a translation whose
-URL or page label marks it as a language outside the pair (:mod:`smartcrawl.crawl.url_marks`) gets
-cost 102, with the outlinks of pages outside the pair. The models give such links small scores,
-but not always smaller than those of same-language navigation (cost 101), which leads to more pages
-of the pair, whereas other languages' sections rarely do.
+With ``language_marks`` (ours, ranking mode), a same-domain link's language mark (its URL's code or
+the page's label for it, :mod:`smartcrawl.crawl.url_marks`) moves it between costs 101 and 102. A
+link not taken for a translation and marked as a language outside the pair gets 102, with the
+outlinks of pages outside the pair: the models give such links small scores, but not always
+smaller than those of same-language navigation (101), which leads to more pages of the pair,
+whereas other languages' sections rarely do. On a page outside the pair (a multilingual "choose
+your language" page, whose CLD2 language is unknown), a link marked as a language of the pair gets
+101 instead of 102: it is the way into that language's section.
 
 robots.txt is fetched by Scrapy before any page of its host, outside the frontier (the best cost
 in Heritrix too). ``bfs`` gives every link cost 1; ``cld2`` gives cost 1 to links from pages in the
@@ -176,8 +179,9 @@ class SmartStrategy(Strategy):
         self.counterparts = CounterpartIndex(self.pair) if config.counterparts else None
         self.counterparts_found = 0  # outlinks that complete a pair with a downloaded page
         self.counterparts_again = 0  # waiting links offered again when their counterpart was downloaded
-        self.marks = LanguageMarks() if config.other_langs_last and config.mode == "ranking" else None
-        self.other_langs_demoted = 0  # links marked as a language outside the pair: sent last
+        self.marks = LanguageMarks() if config.language_marks and config.mode == "ranking" else None
+        self.marked_elsewhere = 0  # links marked as a language outside the pair: sent last
+        self.marked_entries = 0  # links marked as a pair language on pages outside the pair: explored
 
     @property
     def sees_every_page(self) -> bool:
@@ -215,7 +219,7 @@ class SmartStrategy(Strategy):
         if not links:
             return []
         if not self.in_pair(parent):
-            return self._outside_pair(parent, len(links), self.lowest_cost)
+            return self._entries(parent, links, hints, self._outside_pair(parent, len(links), self.lowest_cost))
         other = self.pair[1] if parent.lang == self.pair[0] else self.pair[0]
         cross_cost = self.lowest_cost if self.config.prioritize_same_domain else BEST_COST
         out: list[LinkPriority | None] = [LinkPriority(priority_of(cross_cost))] * len(links)
@@ -245,18 +249,29 @@ class SmartStrategy(Strategy):
         self.pairs_skipped += len(targets) - len(ask)
         for i, score in zip(scored, (p_lang * p_par).tolist()):
             cost = self.cost_of_score(score)
-            if self._marked_elsewhere(links[i], hints):
+            if self._mark(links[i], hints) not in (None, *self.pair):
                 cost = self.lowest_cost
-                self.other_langs_demoted += 1
+                self.marked_elsewhere += 1
             out[i] = LinkPriority(priority_of(cost), float(score))
         return out
 
-    def _marked_elsewhere(self, url: str, hints: Mapping[str, str] | None) -> bool:
-        """With ``other_langs_last``: whether the page's label or the URL's code names a language outside the pair."""
+    def _mark(self, url: str, hints: Mapping[str, str] | None) -> str | None:
+        """With ``language_marks``: the language the page's label or the URL's code names, if any."""
         if self.marks is None:
-            return False
-        lang = (hints or {}).get(url) or self.marks.language_of(url)
-        return lang is not None and lang not in self.pair
+            return None
+        return (hints or {}).get(url) or self.marks.language_of(url)
+
+    def _entries(self, parent: ParentPage, links: Sequence[str], hints: Mapping[str, str] | None,
+                 out: list[LinkPriority | None]) -> list[LinkPriority | None]:
+        """With ``language_marks``, on a page outside the pair: same-domain links marked as a pair language get cost 101."""
+        if self.marks is None:
+            return out
+        explore = LinkPriority(priority_of(self.cost_of_score(0.0)))
+        for i, url in enumerate(links):
+            if out[i] is not None and same_domain(parent.url, url) and self._mark(url, hints) in self.pair:
+                out[i] = explore
+                self.marked_entries += 1
+        return out
 
 
     def _lang_probs(self, urls: list[str], lang: str) -> np.ndarray:
