@@ -180,4 +180,4 @@ def test_added_strategy_crawls_alone_and_is_labelled(evaluated: Path) -> None:
     plus = summary["strategies"]["smart_plus"]
     assert plus["strategy"]["link_hints"] and plus["strategy"]["counterparts"] and plus["strategy"]["language_marks"]
     assert plus["found_total"] == summary["truth"]["pairs_reached"] and 0 < plus["auc_share_oracle"] <= 1.0
-    assert "+CLD2+smart +link hints +counterparts +language marks (ours)" in (out / "table.md").read_text()
+    assert "+CLD2+smart +link hints +counterparts +language marks +score floor (ours)" in (out / "table.md").read_text()

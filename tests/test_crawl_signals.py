@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from test_crawl_units import FixedScorer, _prios
 
 from smartcrawl.crawl.config import StrategyConfig
@@ -150,3 +151,17 @@ def test_language_chooser_links_to_the_pair_are_explored() -> None:
     assert _prios(ours.outlink_priorities(chooser, links)) == [-101, -102, -102, -102]
     assert _prios(ours.outlink_priorities(chooser, ["http://a.test/x"], {"http://a.test/x": "eng"})) == [-101]
     assert ours.marked_entries == 2
+
+
+def test_scores_below_min_score_count_as_zero() -> None:
+    page = ParentPage("http://a.test/fi/uutiset", "fin")
+    links = ["http://a.test/a", "http://a.test/b", "http://a.test/c"]
+    scorer = FixedScorer([0.2, 0.1, 0.6], [1.0, 1.0, 0.5])
+    paper = build_strategy(StrategyConfig(name="smart"), PAIR, scorer)
+    assert _prios(paper.outlink_priorities(page, links)) == [-81, -91, -71]
+    ours = build_strategy(StrategyConfig(name="smart", min_score=0.25), PAIR, scorer)
+    out = ours.outlink_priorities(page, links)
+    assert _prios(out) == [-101, -101, -71]  # breadth-first among the first two; the score is kept
+    assert out[0] is not None and out[0].score == pytest.approx(0.2)
+    with pytest.raises(ValueError, match="min_score must lie in"):
+        StrategyConfig(name="smart", min_score=1.5)

@@ -108,7 +108,9 @@ class StrategyConfig:
       such as ``/sv/`` or ``page.gl.htm``, or the page's own label for the link) moves it between the
       two lowest costs: marked as a language outside the pair, it goes last (with the outlinks of
       pages outside the pair) whatever its score; marked as a language of the pair on a page outside
-      the pair (a "choose your language" page), it goes with same-language navigation
+      the pair (a "choose your language" page), it goes with same-language navigation;
+    - ``min_score`` (smart, ranking mode; ours): scores below it count as 0, so links the models all
+      but rule out are crawled breadth-first rather than in the order of their small scores
       (:mod:`smartcrawl.crawl.url_marks`).
     """
 
@@ -121,6 +123,7 @@ class StrategyConfig:
     link_hints: bool = False
     counterparts: bool = False
     language_marks: bool = False
+    min_score: float = 0.0
 
     def __post_init__(self) -> None:
         if self.name not in ("bfs", "cld2", "smart"):
@@ -129,6 +132,8 @@ class StrategyConfig:
             raise ValueError(f"unknown strategy mode {self.mode!r} (threshold, ranking)")
         if self.outside_pair not in ("lowest", "drop"):
             raise ValueError(f"unknown outside_pair {self.outside_pair!r} (lowest, drop)")
+        if not 0.0 <= self.min_score <= 1.0:
+            raise ValueError(f"min_score must lie in [0, 1], got {self.min_score}")
         if not 0.0 <= self.threshold <= 1.0:
             raise ValueError(f"threshold must lie in [0, 1], got {self.threshold}")
 

@@ -33,6 +33,12 @@ whereas other languages' sections rarely do. On a page outside the pair (a multi
 your language" page, whose CLD2 language is unknown), a link marked as a language of the pair gets
 101 instead of 102: it is the way into that language's section.
 
+With ``min_score`` (ours, ranking mode), a score below it counts as 0. Small scores mostly rank a
+site's sections against each other: the model gives an unmarked URL a higher chance of being in
+L'' than a marked URL of L', so on a site where one language's URLs carry no mark, the paper's
+ranking crawls that whole section before the other one, and its pairs wait for their second half.
+Below ``min_score`` the links are crawled breadth-first, which interleaves the sections.
+
 robots.txt is fetched by Scrapy before any page of its host, outside the frontier (the best cost
 in Heritrix too). ``bfs`` gives every link cost 1; ``cld2`` gives cost 1 to links from pages in the
 pair and 2 to the others. With ``outside_pair="drop"`` the outlinks of pages outside the pair are
@@ -248,7 +254,7 @@ class SmartStrategy(Strategy):
         self.pairs_scored += len(ask)
         self.pairs_skipped += len(targets) - len(ask)
         for i, score in zip(scored, (p_lang * p_par).tolist()):
-            cost = self.cost_of_score(score)
+            cost = self.cost_of_score(score if score >= self.config.min_score else 0.0)
             if self._mark(links[i], hints) not in (None, *self.pair):
                 cost = self.lowest_cost
                 self.marked_elsewhere += 1
