@@ -85,6 +85,9 @@ def test_train_tiny_saves_and_scores(trained: dict[str, tuple[Path, dict]], task
     assert metrics["epochs_completed"] == 1 and metrics["global_steps"] > 0
     preds = pd.read_parquet(results / "predictions.parquet")
     assert len(preds) == metrics["test"]["n"] and {"gold", "pred", "prob"} <= set(preds.columns)
+    curve = pd.read_csv(results / "dev_curve.csv")  # one row per validation, the best one in metrics.json
+    assert list(curve.columns) == ["step", "dev_macro_f1"] and len(curve) >= 1
+    assert curve["dev_macro_f1"].max() == pytest.approx(metrics["best_dev_macro_f1"], abs=1e-3)
     model_dir = Path(metrics["model_dir"])
     card = json.loads((model_dir / "smartcrawl.json").read_text())
     assert card["task"] == task

@@ -26,7 +26,7 @@ from smartcrawl.training.curriculum import Curriculum
 from smartcrawl.training.datamodule import UrlDataModule
 from smartcrawl.training.inputs import TASKS, label_names
 from smartcrawl.training.module import OptimSettings, UrlClassifier
-from smartcrawl.training.outputs import save_model_dir, write_run_results
+from smartcrawl.training.outputs import dev_curve, save_model_dir, write_run_results
 
 log = logging.getLogger(__name__)
 
@@ -149,7 +149,7 @@ def fit_and_evaluate(
         card_extra["pair_view"] = datamodule.pair_view
     save_model_dir(paths.model_dir, module.model, datamodule.collate.tokenizer, task, module.labels, max_length,
                    card_extra)
-    write_run_results(paths.results_dir, config_yaml, metrics, predictions)
+    write_run_results(paths.results_dir, config_yaml, metrics, predictions, dev_curve(paths.run_dir / "logs"))
     if test["metrics"]:
         log.info("%s test: %s", task, summary_line(test["metrics"]))
     log.info("model: %s; results: %s", paths.model_dir, paths.results_dir)
