@@ -108,10 +108,10 @@ class StrategyConfig:
       such as ``/sv/`` or ``page.gl.htm``, or the page's own label for the link) moves it between the
       two lowest costs: marked as a language outside the pair, it goes last (with the outlinks of
       pages outside the pair) whatever its score; marked as a language of the pair on a page outside
-      the pair (a "choose your language" page), it goes with same-language navigation;
+      the pair (a "choose your language" page), it goes with same-language navigation
+      (:mod:`smartcrawl.crawl.url_marks`);
     - ``min_score`` (smart, ranking mode; ours): scores below it count as 0, so links the models all
-      but rule out are crawled breadth-first rather than in the order of their small scores
-      (:mod:`smartcrawl.crawl.url_marks`).
+      but rule out are crawled breadth-first rather than in the order of their small scores.
     """
 
     name: StrategyName = "bfs"

@@ -1,11 +1,12 @@
 """The language a URL is marked with, where it has a mark: ``/sv/``, ``?lang=sv``, ``sv.site.com``, ``page.sv.html``.
 
-The smart strategy uses it to tell, among the links its score rates at 0 (same-language navigation,
-pages in other languages), those that go to another language's section of a site: they are the
-least useful ones to explore. It reads three of the URL-rules baseline's parts (query values, directories,
-subdomain; :class:`~smartcrawl.models.baselines.url_rules.UrlRulesClassifier`), then a code before
-the file extension (``index.gl.htm``, ``page_sv.php``), which that baseline does not look at. The
-public suffix is left out: ``.is`` names a country, and the whole site shares it.
+The smart strategy (``language_marks``) uses it to send last the links that go to another
+language's section of a site, the least useful ones to explore, and to follow early the links of a
+"choose your language" page that go to the pair's sections. It reads three of the URL-rules
+baseline's parts (query values, directories, subdomain;
+:class:`~smartcrawl.models.baselines.url_rules.UrlRulesClassifier`), then a code before the file
+extension (``index.gl.htm``, ``page_sv.php``), which that baseline does not look at. The public
+suffix is left out: ``.is`` names a country, and the whole site shares it.
 """
 
 from __future__ import annotations

@@ -20,8 +20,8 @@ from transformers import AutoModelForSequenceClassification, AutoTokenizer
 import smartcrawl.models.pooling  # noqa: F401  (registers the mean-pooling classifier with the Auto classes)
 from smartcrawl.models.onnx_export import BACKENDS, require_onnx_file
 from smartcrawl.models.onnx_export import session as onnx_session
-from smartcrawl.training.outputs import MODEL_CARD, PREPROCESSING
 from smartcrawl.pair_view import PAIR_VIEWS, pair_inputs
+from smartcrawl.training.outputs import MODEL_CARD, PREPROCESSING
 from smartcrawl.urls import is_usable, preprocess_url
 
 
