@@ -12,9 +12,11 @@ from smartcrawl.langs import UNKNOWN
 from smartcrawl.models.baselines import fasttext_url, url_matching, url_rules
 from smartcrawl.models.baselines.fasttext_url import FastTextParams, FastTextUrlClassifier
 from smartcrawl.models.baselines.url_matching import (
+    CachedUrlMatcher,
     LanguageStripper,
     UrlMatchingBaseline,
     language_tokens,
+    UrlMatcher,
     url_matching_parallel,
 )
 from smartcrawl.models.baselines.url_rules import PAPER_ORDER, UrlRulesClassifier, all_orders, fit_order
@@ -263,3 +265,13 @@ def test_matching_cli(tmp_path: Path) -> None:
     pred = pd.read_parquet(out / "predictions.parquet")
     assert pred["split"].tolist() == ["test"] * 4 + ["wmt16_test"] * 2
     assert pred["pred"].tolist() == [1, 0, 0, 0, 1, 0]
+
+
+def test_cached_url_matcher_agrees_and_stays_bounded() -> None:
+    plain, cached = UrlMatcher("eng", "fra"), CachedUrlMatcher("eng", "fra", max_entries=3)
+    urls = [f"http://a.test/{lang}/page{i}.html" for i in range(5) for lang in ("en", "fr")]
+    for url in urls + urls:
+        assert cached.strip(url, "eng") == plain.strip(url, "eng")
+        assert cached.canonical(url) == plain.canonical(url)
+    assert cached.parallel("http://a.test/en/page1.html", "http://a.test/fr/page1.html")
+    assert len(cached._stripped) <= 3 and len(cached._canonical) <= 3

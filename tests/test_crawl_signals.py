@@ -165,3 +165,22 @@ def test_scores_below_min_score_count_as_zero() -> None:
     assert out[0] is not None and out[0].score == pytest.approx(0.2)
     with pytest.raises(ValueError, match="min_score must lie in"):
         StrategyConfig(name="smart", min_score=1.5)
+
+
+def test_counterparts_in_another_language_are_not_translations() -> None:
+    # bepum.fi-like site: /peli/ in Finnish, its versions at ?language=eng and ?language=ger
+    scorer = FixedScorer([0.0, 0.0], [0.0, 0.0])
+    config = StrategyConfig(name="smart", counterparts=True, language_marks=True)
+    strategy = build_strategy(config, PAIR, scorer)
+    strategy.rank(ParentPage("http://a.test/peli/", "fin"), [])
+    page = ParentPage("http://a.test/raha/", "fin")
+    links = ["http://a.test/peli/?language=eng", "http://a.test/peli/?language=ger"]
+    # both links match /peli/ once the language tokens are gone; only the English one is its translation
+    assert _prios(strategy.rank(page, links).priorities) == [-1, -102]
+    assert strategy.counterparts_found == 1
+    # a waiting German link is not offered again when a page of the pair matching it is downloaded
+    strategy.rank(ParentPage("http://a.test/en/", "eng"), ["http://a.test/kauppa/?language=ger"])
+    assert strategy.rank(ParentPage("http://a.test/kauppa/", "fin"), []).again == []
+    without_marks = build_strategy(StrategyConfig(name="smart", counterparts=True), PAIR, scorer)
+    without_marks.rank(ParentPage("http://a.test/peli/", "fin"), [])
+    assert _prios(without_marks.rank(page, links).priorities) == [-1, -1]

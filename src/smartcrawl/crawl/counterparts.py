@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 
-from smartcrawl.models.baselines.url_matching import UrlMatcher
+from smartcrawl.models.baselines.url_matching import CachedUrlMatcher
 
 
 class _Table:
@@ -70,9 +70,7 @@ class CounterpartIndex:
 
     def __init__(self, pair: Sequence[str], max_entries: int = 200_000) -> None:
         self.pair = (str(pair[0]), str(pair[1]))
-        self.matcher = UrlMatcher(self.pair[0], self.pair[1], all_langs=self.pair)
-        self._keys: OrderedDict[str, tuple[str, str | None, str | None]] = OrderedDict()
-        self.max_keys = max_entries
+        self.matcher = CachedUrlMatcher(self.pair[0], self.pair[1], all_langs=self.pair, max_entries=max_entries)
         # downloaded pages, per language: stripped form -> urls, canonical form -> urls
         self._pages_stripped = {lang: _Table(max_entries) for lang in self.pair}
         self._pages_canonical = {lang: _Table(max_entries) for lang in self.pair}
@@ -85,17 +83,9 @@ class CounterpartIndex:
         return self.pair[1] if lang == self.pair[0] else self.pair[0]
 
     def _forms(self, url: str) -> tuple[str, str | None, str | None]:
-        """(canonical, stripped as pair[0], stripped as pair[1]) of a URL, cached."""
-        forms = self._keys.get(url)
-        if forms is None:
-            m = self.matcher
-            forms = (m.canonical(url), m.strip(url, self.pair[0]), m.strip(url, self.pair[1]))
-            self._keys[url] = forms
-            while len(self._keys) > self.max_keys:
-                self._keys.popitem(last=False)
-        else:
-            self._keys.move_to_end(url)
-        return forms
+        """(canonical, stripped as pair[0], stripped as pair[1]) of a URL."""
+        m = self.matcher
+        return m.canonical(url), m.strip(url, self.pair[0]), m.strip(url, self.pair[1])
 
     def _stripped(self, url: str, lang: str) -> tuple[str, str | None]:
         canonical, first, second = self._forms(url)

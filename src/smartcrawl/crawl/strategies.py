@@ -203,7 +203,7 @@ class SmartStrategy(Strategy):
             return Ranking(priorities, [])
         best = self._best()
         waiting = [v for v, p in zip(links, priorities)
-                   if p is not None and p.score is not None and p.score < 1.0]
+                   if p is not None and p.score is not None and p.score < 1.0 and not self._elsewhere(v, hints)]
         again = [v for v in index.download(parent.url, parent.lang) if same_domain(parent.url, v)]
         index.offer(waiting)
         self.counterparts_again += len(again)
@@ -233,7 +233,10 @@ class SmartStrategy(Strategy):
         # links our signals take for translations get score 1 without asking the models
         translations = {i for i in scored if self.config.link_hints and hints and hints.get(links[i]) == other}
         if self.counterparts is not None:
-            completing = {i for i in scored if i not in translations and self.counterparts.completes(links[i])}
+            # a link marked as another language (``?language=ger``) matches its page once the
+            # language tokens are gone, but it is not the translation the pair needs
+            completing = {i for i in scored if i not in translations and self.counterparts.completes(links[i])
+                          and not self._elsewhere(links[i], hints)}
             self.counterparts_found += len(completing)
             translations |= completing
         for i in translations:
@@ -255,7 +258,7 @@ class SmartStrategy(Strategy):
         self.pairs_skipped += len(targets) - len(ask)
         for i, score in zip(scored, (p_lang * p_par).tolist()):
             cost = self.cost_of_score(score if score >= self.config.min_score else 0.0)
-            if self._mark(links[i], hints) not in (None, *self.pair):
+            if self._elsewhere(links[i], hints):
                 cost = self.lowest_cost
                 self.marked_elsewhere += 1
             out[i] = LinkPriority(priority_of(cost), float(score))
@@ -266,6 +269,10 @@ class SmartStrategy(Strategy):
         if self.marks is None:
             return None
         return (hints or {}).get(url) or self.marks.language_of(url)
+
+    def _elsewhere(self, url: str, hints: Mapping[str, str] | None) -> bool:
+        """With ``language_marks``: whether the link is marked as a language outside the pair."""
+        return self._mark(url, hints) not in (None, *self.pair)
 
     def _entries(self, parent: ParentPage, links: Sequence[str], hints: Mapping[str, str] | None,
                  out: list[LinkPriority | None]) -> list[LinkPriority | None]:

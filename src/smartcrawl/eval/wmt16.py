@@ -57,7 +57,7 @@ from smartcrawl.data.records import Rejects
 from smartcrawl.data.sources import iter_pair_records
 from smartcrawl.data.sources.lett import lett_files, read_lett
 from smartcrawl.eval.metrics import write_metrics
-from smartcrawl.models.baselines.url_matching import UrlMatcher
+from smartcrawl.models.baselines.url_matching import CachedUrlMatcher
 from smartcrawl.urls import BadURL, registered_domain
 
 log = logging.getLogger(__name__)
@@ -88,35 +88,13 @@ class PairScorer(Protocol):
 # ----------------------------------------------------------------------------------------- scorers
 
 
-class _CachedUrlMatcher(UrlMatcher):
-    """:class:`UrlMatcher` remembering each URL's stripped and canonical forms (URLs recur across pairs)."""
-
-    def __init__(self, src_lang: str, trg_lang: str, *, strip_host: bool, wmt16_tokens: bool) -> None:
-        super().__init__(src_lang, trg_lang, strip_host=strip_host, wmt16_tokens=wmt16_tokens)
-        self._stripped: dict[tuple[str, str], str | None] = {}
-        self._canonical: dict[str, str] = {}
-
-    def strip(self, url: str, lang: str) -> str | None:
-        """As :meth:`UrlMatcher.strip`, cached."""
-        key = (url, lang)
-        if key not in self._stripped:
-            self._stripped[key] = super().strip(url, lang)
-        return self._stripped[key]
-
-    def canonical(self, url: str) -> str:
-        """As :meth:`UrlMatcher.canonical`, cached."""
-        if url not in self._canonical:
-            self._canonical[url] = super().canonical(url)
-        return self._canonical[url]
-
-
 class UrlMatchingScorer:
     """The WMT16 URL-matching baseline as a scorer: 1.0 for matching pairs, 0.0 otherwise."""
 
     def __init__(self, src_lang: str = "eng", trg_lang: str = "fra", *, strip_host: bool = False,
                  wmt16_tokens: bool = True) -> None:
         self.src_lang, self.trg_lang = src_lang, trg_lang
-        self._matcher = _CachedUrlMatcher(src_lang, trg_lang, strip_host=strip_host, wmt16_tokens=wmt16_tokens)
+        self._matcher = CachedUrlMatcher(src_lang, trg_lang, strip_host=strip_host, wmt16_tokens=wmt16_tokens)
 
     def parallel_probs(self, pairs: Sequence[Pair]) -> np.ndarray:
         """1.0 where removing language tokens makes the two URLs identical, else 0.0."""

@@ -42,7 +42,8 @@ import functools
 import logging
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, NamedTuple
@@ -260,7 +261,7 @@ class UrlMatcher:
         }
 
     def canonical(self, url: str) -> str:
-        """The URL in the canonical form stripped URLs are compared in, nothing removed."""
+        """The URL in the form stripped URLs are compared in (the cascade's first step for the source language)."""
         return self._cascades[self.src_lang][0].strip(url).text
 
     def marks(self, url: str, lang: str) -> bool:
@@ -283,6 +284,40 @@ class UrlMatcher:
         if a is not None and (a == b or a == self.canonical(trg_url)):
             return True
         return b is not None and b == self.canonical(src_url)
+
+
+class CachedUrlMatcher(UrlMatcher):
+    """:class:`UrlMatcher` remembering the stripped and canonical forms of its ``max_entries`` most recent URLs.
+
+    A URL is stripped again and again where it recurs: across the candidate pairs of a web domain,
+    or as a link that many pages of a crawled site offer.
+    """
+
+    def __init__(self, src_lang: str, trg_lang: str, *, max_entries: int = 200_000, **options: Any) -> None:
+        super().__init__(src_lang, trg_lang, **options)
+        self.max_entries = max_entries
+        self._stripped: OrderedDict[tuple[str, str], str | None] = OrderedDict()
+        self._canonical: OrderedDict[str, str] = OrderedDict()
+
+    def strip(self, url: str, lang: str) -> str | None:
+        """As :meth:`UrlMatcher.strip`, cached."""
+        return _cached(self._stripped, (url, lang), lambda: super(CachedUrlMatcher, self).strip(url, lang),
+                       self.max_entries)
+
+    def canonical(self, url: str) -> str:
+        """As :meth:`UrlMatcher.canonical`, cached."""
+        return _cached(self._canonical, url, lambda: super(CachedUrlMatcher, self).canonical(url), self.max_entries)
+
+
+def _cached(cache: OrderedDict[Any, Any], key: Any, compute: Callable[[], Any], max_entries: int) -> Any:
+    """``cache[key]``, computed on a miss; the least recently used entries go beyond ``max_entries``."""
+    if key in cache:
+        cache.move_to_end(key)
+        return cache[key]
+    value = cache[key] = compute()
+    while len(cache) > max_entries:
+        cache.popitem(last=False)
+    return value
 
 
 @functools.lru_cache(maxsize=256)
