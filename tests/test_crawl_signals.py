@@ -156,13 +156,15 @@ def test_language_chooser_links_to_the_pair_are_explored() -> None:
 def test_scores_below_min_score_count_as_zero() -> None:
     page = ParentPage("http://a.test/fi/uutiset", "fin")
     links = ["http://a.test/a", "http://a.test/b", "http://a.test/c"]
-    scorer = FixedScorer([0.2, 0.1, 0.6], [1.0, 1.0, 0.5])
+    scorer = FixedScorer([0.2, 0.1, 0.6], [0.5, 0.5, 0.5])
     paper = build_strategy(StrategyConfig(name="smart"), PAIR, scorer)
-    assert _prios(paper.outlink_priorities(page, links)) == [-81, -91, -71]
+    assert _prios(paper.outlink_priorities(page, links)) == [-91, -96, -71]
     ours = build_strategy(StrategyConfig(name="smart", min_score=0.25), PAIR, scorer)
     out = ours.outlink_priorities(page, links)
-    assert _prios(out) == [-101, -101, -71]  # breadth-first among the first two; the score is kept
-    assert out[0] is not None and out[0].score == pytest.approx(0.2)
+    assert _prios(out) == [-101, -101, -71]  # breadth-first among the first two
+    # their language probabilities alone put them under the floor: the pair model is not asked
+    assert ours.pairs_scored == 1 and ours.pairs_skipped == 2
+    assert out[2] is not None and out[2].score == pytest.approx(0.3)
     with pytest.raises(ValueError, match="min_score must lie in"):
         StrategyConfig(name="smart", min_score=1.5)
 

@@ -246,10 +246,13 @@ class SmartStrategy(Strategy):
             return out
         targets = [links[i] for i in scored]
         p_lang = self._lang_probs(targets, other)
-        # score = p_lang x p_par <= p_lang: where p_lang alone already gives the worst cost, the pair
-        # model cannot change the link's priority, so it is not asked (the same ranking, less compute).
+        # score = p_lang x p_par <= p_lang: where p_lang alone already gives the worst cost (or falls
+        # under min_score), or a language mark sends the link last, the pair model cannot change the
+        # link's priority, so it is not asked (the same ranking, less compute; the score logged is 0).
         worst = self.cost_of_score(0.0)
-        ask = [j for j, p in enumerate(p_lang.tolist()) if self.cost_of_score(p) != worst]
+        ask = [j for j, p in enumerate(p_lang.tolist())
+               if p >= self.config.min_score and self.cost_of_score(p) != worst
+               and not self._elsewhere(targets[j], hints)]
         p_par = np.zeros(len(targets))
         if ask:
             asked = self.scorer.parallel_probs([(parent.url, targets[j]) for j in ask])
