@@ -165,7 +165,7 @@ def test_rerun_skips_finished_jobs_and_figure7(evaluated: Path) -> None:
     assert {label: (work / label / TIMING_FILE).read_text() for label in STRATEGIES} == timing
     assert (evaluated / "results" / "eng-mlt" / "websim" / "curves.csv").read_text() == before
     paths = render_pairs(evaluated / "results", "websim")
-    assert [p.name for p in paths] == ["figure7-websim.png", "figure7-websim.pdf", "table7-websim.md"]
+    assert [p.name for p in paths] == ["figure7-websim.png", "figure7-websim.pdf", "table7-websim.md", "sites.md"]
 
 
 def test_added_strategy_crawls_alone_and_is_labelled(evaluated: Path) -> None:

@@ -2,8 +2,9 @@
 
 :func:`render` reads ``curves.csv`` and ``summary.json`` of one results dir (what ``crawl_eval.py``
 writes) and writes ``figure.png``, ``figure.pdf`` (one panel: each strategy, plus the random and
-oracle references) and ``table.md`` (found parallel documents by decile per curve, AUC as a share of
-the oracle's, pages/s and the share of crawl time spent scoring). :func:`render_pairs` draws one
+oracle references), ``table.md`` (found parallel documents by decile per curve, AUC as a share of
+the oracle's, pages/s and the share of crawl time spent scoring) and ``sites.md`` (the same AUC
+share per site, :mod:`smartcrawl.analysis.crawl_sites`). :func:`render_pairs` draws one
 panel per language pair, as the paper does::
 
     python -m smartcrawl.analysis.crawl_figure results/crawl --web websim   # every pair found
@@ -134,7 +135,14 @@ def render(results_dir: str | Path) -> list[Path]:
     plt.close(fig)
     table = root / "table.md"
     table.write_text(markdown_table(curves, summary), encoding="utf-8")
-    return [*paths, table]
+    return [*paths, table, *_site_tables([root])]
+
+
+def _site_tables(dirs: Sequence[Path]) -> list[Path]:
+    """``sites.md`` (:mod:`smartcrawl.analysis.crawl_sites`) in each results dir with per-site curves."""
+    from smartcrawl.analysis import crawl_sites
+
+    return [crawl_sites.render(d) for d in dirs if (d / "curves_sites.csv").is_file()]
 
 
 def find_results(results_root: str | Path, web: str, pairs: Sequence[str] | None = None) -> list[Path]:
@@ -172,7 +180,7 @@ def render_pairs(results_root: str | Path, web: str, pairs: Sequence[str] | None
     plt.close(fig)
     table = root / f"table7-{web}.md"
     table.write_text("\n".join(tables), encoding="utf-8")
-    return [*paths, table]
+    return [*paths, table, *_site_tables(dirs)]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
