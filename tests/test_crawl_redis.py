@@ -105,7 +105,7 @@ def test_same_operations_give_the_same_order_as_sqlite(redis_url: str, tmp_path:
     def new(url: str) -> NewUrl:
         host = url.split("/")[2]
         return NewUrl(url=url, site=HOSTS[host], priority=rng.choice(PRIORITIES), depth=1, hop="L",
-                      score=rng.random())
+                      score=rng.random(), seq=rng.choice([0, 0, 1, 2, 5]))  # lanes order within a priority
 
     settings = CrawlSettings(concurrent_per_host=2, max_pages_per_site=budget)
     job = CrawlJob(tmp_path / "sqlite", {"pair": ["eng", "mlt"]}, settings)

@@ -186,3 +186,23 @@ def test_counterparts_in_another_language_are_not_translations() -> None:
     without_marks = build_strategy(StrategyConfig(name="smart", counterparts=True), PAIR, scorer)
     without_marks.rank(ParentPage("http://a.test/peli/", "fin"), [])
     assert _prios(without_marks.rank(page, links).priorities) == [-1, -1]
+
+
+def test_balance_languages_numbers_navigation_in_lanes() -> None:
+    scorer = FixedScorer([0.0] * 8, [0.0] * 8)
+    config = StrategyConfig(name="smart", min_score=0.25, balance_languages=True)
+    strategy = build_strategy(config, PAIR, scorer)
+    en = strategy.outlink_priorities(ParentPage("http://a.test/", "eng"), ["http://a.test/a", "http://a.test/b"])
+    fi = strategy.outlink_priorities(ParentPage("http://a.test/etusivu", "fin"),
+                                     ["http://a.test/c", "http://a.test/a", "http://www.a.test/d", "http://b.test/"])
+    assert [(p.priority, p.seq) for p in en if p] == [(-101, 1), (-101, 2)]
+    # a link keeps its number when found again; another host of the site shares the lane; other sites: no lane
+    assert [(p.priority, p.seq) for p in fi if p] == [(-101, 1), (-101, 1), (-101, 2), (-1, 0)]
+    other = strategy.outlink_priorities(ParentPage("http://c.test/", "eng"), ["http://c.test/x"])
+    assert other[0] is not None and other[0].seq == 1  # its own site's lane
+    scored = build_strategy(config, PAIR, FixedScorer([0.9], [0.9])).outlink_priorities(
+        ParentPage("http://a.test/", "eng"), ["http://a.test/fi"])
+    assert scored[0] is not None and scored[0].seq == 0  # links with a score keep first-in-first-out
+    paper = build_strategy(StrategyConfig(name="smart", min_score=0.25), PAIR, scorer)
+    assert all(p is not None and p.seq == 0 for p in paper.outlink_priorities(ParentPage("http://a.test/", "eng"),
+                                                                               ["http://a.test/a"]))

@@ -64,6 +64,41 @@ def test_frontier_order_and_states(tmp_path: Path) -> None:
     assert seen.get(b"x" * 20) == 7 and b"x" * 20 in seen and len(seen) == 1
 
 
+def test_frontier_orders_a_level_by_lane_number(tmp_path: Path) -> None:
+    frontier = Frontier(open_state_db(tmp_path / "s.sqlite"))
+    for url, prio, seq in [("http://a.test/en1", -101, 1), ("http://a.test/en2", -101, 2), ("http://a.test/en3", -101, 3),
+                           ("http://a.test/fi1", -101, 1), ("http://a.test/x", -101, 0), ("http://a.test/fi2", -101, 2),
+                           ("http://a.test/best", -1, 9)]:
+        frontier.push(NewUrl(url=url, site="a.test", priority=prio, depth=1, hop="L", seq=seq))
+    order = []
+    while (entry := frontier.peek()) is not None:
+        order.append(entry.url.rsplit("/", 1)[1])
+        frontier.mark_in_flight(entry.id)
+    # priority first; within a level, lane number, then first queued: the two lanes in turn
+    assert order == ["best", "x", "en1", "fi1", "en2", "fi2", "en3"]
+
+
+def test_state_db_from_before_lanes_is_upgraded(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "old.sqlite"
+    old = sqlite3.connect(path)
+    old.executescript("""
+        CREATE TABLE queue (id INTEGER PRIMARY KEY, url TEXT NOT NULL, site TEXT NOT NULL, host TEXT NOT NULL,
+            priority INTEGER NOT NULL, score REAL, depth INTEGER NOT NULL, parent TEXT, hop TEXT NOT NULL,
+            redirects INTEGER NOT NULL DEFAULT 0, retries INTEGER NOT NULL DEFAULT 0,
+            state INTEGER NOT NULL DEFAULT 0);
+        CREATE INDEX queue_ready ON queue(priority DESC, id) WHERE state = 0;
+        INSERT INTO queue(url, site, host, priority, depth, hop) VALUES ('http://a.test/old', 'a.test', 'a.test', -5, 1, 'L');
+    """)
+    old.commit()
+    old.close()
+    frontier = Frontier(open_state_db(path))
+    frontier.push(NewUrl(url="http://a.test/new", site="a.test", priority=-5, depth=1, hop="L", seq=1))
+    first = frontier.peek()
+    assert first is not None and first.url == "http://a.test/old"  # its lane number is 0
+
+
 def test_budgets(tmp_path: Path) -> None:
     db = open_state_db(tmp_path / "s.sqlite")
     now = [100.0]

@@ -111,7 +111,10 @@ class StrategyConfig:
       the pair (a "choose your language" page), it goes with same-language navigation
       (:mod:`smartcrawl.crawl.url_marks`);
     - ``min_score`` (smart, ranking mode; ours): scores below it count as 0, so links the models all
-      but rule out are crawled breadth-first rather than in the order of their small scores.
+      but rule out are crawled breadth-first rather than in the order of their small scores;
+    - ``balance_languages`` (smart, ranking mode; ours): those score-0 links are crawled in step
+      across the pair's languages (one lane per site and language, taken in turn) rather than
+      breadth-first over the whole site (:mod:`smartcrawl.crawl.strategies`).
     """
 
     name: StrategyName = "bfs"
@@ -124,6 +127,7 @@ class StrategyConfig:
     counterparts: bool = False
     language_marks: bool = False
     min_score: float = 0.0
+    balance_languages: bool = False
 
     def __post_init__(self) -> None:
         if self.name not in ("bfs", "cld2", "smart"):

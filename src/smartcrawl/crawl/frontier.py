@@ -8,8 +8,9 @@ commits: the caller commits once per finished page (:class:`~smartcrawl.crawl.jo
 a killed process loses at most the work of the pages in flight, which
 :meth:`Frontier.reset_in_flight` puts back in the queue on resume.
 
-Order: highest priority first, then first queued first (FIFO within a priority level, so equal
-priorities crawl breadth-first). Entries of a site whose budget is spent are *parked* (state 3):
+Order: highest priority first, then the lowest lane number (``NewUrl.seq``; 0 for every entry of a
+strategy without lanes), then first queued first (FIFO, so equal priorities crawl breadth-first).
+A state database from before lanes gets the column on opening, its entries lane 0. Entries of a site whose budget is spent are *parked* (state 3):
 they stay on disk, out of the way, and :meth:`Frontier.restore_parked` brings them back when a
 later run may have a larger budget.
 """
@@ -39,7 +40,7 @@ class NewUrl:
     """A URL to queue: where it belongs, how urgent it is and how it was found.
 
     ``hop`` is ``S`` (seed), ``L`` (link) or ``R`` (redirect target); ``redirects`` counts the
-    redirects in a row that led to it.
+    redirects in a row that led to it; ``seq`` is its lane number (module docstring).
     """
 
     url: str
@@ -50,6 +51,7 @@ class NewUrl:
     parent: str | None = None
     score: float | None = None
     redirects: int = 0
+    seq: int = 0
 
 
 @dataclass(frozen=True)
@@ -104,10 +106,10 @@ class Frontier:
     def push(self, item: NewUrl) -> int:
         """Queue a URL (the caller has checked the seen-set); returns its id."""
         cur = self.db.execute(
-            "INSERT INTO queue(url, site, host, priority, score, depth, parent, hop, redirects, state)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?)",
+            "INSERT INTO queue(url, site, host, priority, score, depth, parent, hop, redirects, state, seq)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
             (item.url, item.site, url_hostname(item.url), item.priority, item.score, item.depth, item.parent,
-             item.hop, item.redirects, QUEUED),
+             item.hop, item.redirects, QUEUED, item.seq),
         )
         return int(cur.lastrowid or 0)
 
@@ -136,7 +138,7 @@ class Frontier:
             if values:
                 sql += f" AND {column} NOT IN ({','.join('?' * len(values))})"
                 args.extend(values)
-        row = self.db.execute(sql + " ORDER BY priority DESC, id LIMIT 1", tuple(args)).fetchone()
+        row = self.db.execute(sql + " ORDER BY priority DESC, seq, id LIMIT 1", tuple(args)).fetchone()
         return FrontierEntry(*row) if row else None
 
     def get(self, entry_id: int) -> FrontierEntry | None:

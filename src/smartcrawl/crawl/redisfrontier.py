@@ -64,7 +64,7 @@ def _limit(value: float | int | None) -> str:
 
 
 def _item_args(items: Sequence[NewUrl]) -> list[Any]:
-    """Script arguments of URLs to queue: (fingerprint, priority, host, site, json) per URL."""
+    """Script arguments of URLs to queue: (fingerprint, priority, lane number, host, site, json) per URL."""
     args: list[Any] = []
     for item in items:
         try:
@@ -73,7 +73,7 @@ def _item_args(items: Sequence[NewUrl]) -> list[Any]:
             continue
         data = {"url": item.url, "site": item.site, "score": item.score, "depth": item.depth, "parent": item.parent,
                 "hop": item.hop, "redirects": item.redirects}
-        args.extend([fp, int(item.priority), url_hostname(item.url), item.site,
+        args.extend([fp, int(item.priority), int(item.seq), url_hostname(item.url), item.site,
                      json.dumps(data, ensure_ascii=False, separators=(",", ":"))])
     return args
 
@@ -131,7 +131,7 @@ class SharedFrontier:
     def admit(self, items: Sequence[NewUrl]) -> int:
         """Queue URLs not seen before (or found again with a higher priority while waiting); how many."""
         args = _item_args(items)
-        return int(self._run("ADMIT", len(args) // 5, *args)) if args else 0
+        return int(self._run("ADMIT", len(args) // 6, *args)) if args else 0
 
     def _take_confirms(self) -> list[int]:
         ids, self._to_confirm = self._to_confirm, []
@@ -161,7 +161,7 @@ class SharedFrontier:
         """
         args = _item_args(new_urls)
         n = int(self._run("COMPLETE", self.worker, self.lease_ms, entry_id, int(bool(fetched)), *self._take_confirms(),
-                          len(args) // 5, *args))
+                          len(args) // 6, *args))
         return None if n < 0 else n
 
     def confirm(self, entry_ids: Sequence[int], worker: str | None = None) -> int:

@@ -4,15 +4,15 @@ Every script gets the job's key prefix as ``ARGV[1]`` and builds its keys from i
 single Redis server (not on Redis Cluster). Keys below the prefix ``P``:
 
 - ``P:seq`` counter of entry ids; ``P:e:<id>`` hash of one entry: ``j`` (the entry as JSON),
-  ``pr`` priority, ``rt`` retries, ``host``, ``site``, ``st`` state (``q`` queued, ``f:<worker>``
+  ``pr`` priority, ``sq`` lane number, ``rt`` retries, ``host``, ``site``, ``st`` state (``q`` queued, ``f:<worker>``
   in flight, ``u:<worker>`` finished but not yet confirmed by the worker's local files),
   ``fc`` (1 once a fetch of it counted against the budgets); a *done* entry's hash is deleted (the
   seen-set still maps its fingerprint to the id), so memory grows with the frontier, not the crawl;
 - ``P:seen`` hash fingerprint -> entry id (the duplicate filter);
-- ``P:q:<host>`` sorted set of the host's queued ids: score ``-priority``, member the id written
-  with 12 digits, so that equal priorities sort by id (first queued, first out, as the SQLite
-  frontier's ``ORDER BY priority DESC, id``);
-- ``P:heads`` sorted set of each host's best entry (member ``<12-digit id>|<host>``, same score):
+- ``P:q:<host>`` sorted set of the host's queued ids: score ``-priority``, member the entry's lane
+  number ``sq`` then its id, 12 digits each, so that equal priorities sort by lane number, then
+  by id (first queued, first out, as the SQLite frontier's ``ORDER BY priority DESC, seq, id``);
+- ``P:heads`` sorted set of each host's best entry (member ``<24-digit member>|<host>``, same score):
   the first member whose host and site may go is the best entry of the whole crawl; ``P:head``
   hash host -> its member there; ``P:parked`` hosts whose site's budget is spent (kept out of heads);
 - ``P:hsite`` host -> site, ``P:sh:<site>`` the site's hosts;
@@ -28,7 +28,10 @@ from __future__ import annotations
 PRELUDE = r"""
 local P = ARGV[1]
 local function K(s) return P .. ':' .. s end
-local function mem(id) return string.format('%012d', tonumber(id)) end
+local function mem(id)
+  local sq = redis.call('HGET', K('e:' .. id), 'sq') or '0'
+  return string.format('%012d%012d', tonumber(sq), tonumber(id))
+end
 
 local function refresh_head(host)
   if redis.call('SISMEMBER', K('parked'), host) == 1 then return end
@@ -69,7 +72,7 @@ local function release(w, id, host, site)
   redis.call('DECR', K('iftotal'))
 end
 
-local function admit_one(fp, pr, host, site, j)
+local function admit_one(fp, pr, sq, host, site, j)
   local old = redis.call('HGET', K('seen'), fp)
   if old then
     local ek = K('e:' .. old)
@@ -79,7 +82,7 @@ local function admit_one(fp, pr, host, site, j)
     redis.call('DEL', ek)
   end
   local id = redis.call('INCR', K('seq'))
-  redis.call('HSET', K('e:' .. id), 'j', j, 'pr', pr, 'rt', 0, 'host', host, 'site', site, 'st', 'q', 'fc', 0)
+  redis.call('HSET', K('e:' .. id), 'j', j, 'pr', pr, 'sq', sq, 'rt', 0, 'host', host, 'site', site, 'st', 'q', 'fc', 0)
   redis.call('HSET', K('seen'), fp, id)
   redis.call('HSET', K('hsite'), host, site)
   redis.call('SADD', K('sh:' .. site), host)
@@ -87,12 +90,12 @@ local function admit_one(fp, pr, host, site, j)
   return 1
 end
 
--- items start at ARGV[first]: n groups of (fingerprint, priority, host, site, json)
+-- items start at ARGV[first]: n groups of (fingerprint, priority, lane number, host, site, json)
 local function admit_many(first, n)
   local added = 0
   for i = 0, n - 1 do
-    local b = first + 5 * i
-    added = added + admit_one(ARGV[b], ARGV[b + 1], ARGV[b + 2], ARGV[b + 3], ARGV[b + 4])
+    local b = first + 6 * i
+    added = added + admit_one(ARGV[b], ARGV[b + 1], ARGV[b + 2], ARGV[b + 3], ARGV[b + 4], ARGV[b + 5])
   end
   return added
 end
@@ -177,15 +180,15 @@ while true do
   if #heads == 0 then return {-1, redis.call('ZCARD', K('heads'))} end
   local restart = false
   for _, m in ipairs(heads) do
-    local host = string.sub(m, 14)
+    local host = string.sub(m, 26)
     if tonumber(redis.call('HGET', K('hif'), host) or '0') < maxhost then
       local site = redis.call('HGET', K('hsite'), host)
       if not blocked[site] then
         local status = budget(site)
         if status == 'ok' then
-          local id = tonumber(string.sub(m, 1, 12))
+          local id = tonumber(string.sub(m, 13, 24))
           local ek = K('e:' .. id)
-          redis.call('ZREM', K('q:' .. host), string.sub(m, 1, 12))
+          redis.call('ZREM', K('q:' .. host), string.sub(m, 1, 24))
           redis.call('DECR', K('nq'))
           refresh_head(host)
           redis.call('HSET', ek, 'st', 'f:' .. w)

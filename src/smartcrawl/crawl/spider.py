@@ -323,5 +323,5 @@ class FocusedSpider(Spider):
                 skipped["bad_url"] += 1
                 continue
             out.append(NewUrl(url=url, site=site, priority=prio.priority, depth=outlinks.depth, hop="L",
-                              parent=page_url, score=prio.score))
+                              parent=page_url, score=prio.score, seq=prio.seq))
         return out

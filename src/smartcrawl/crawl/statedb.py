@@ -33,9 +33,9 @@ CREATE TABLE IF NOT EXISTS queue (
     hop TEXT NOT NULL,
     redirects INTEGER NOT NULL DEFAULT 0,
     retries INTEGER NOT NULL DEFAULT 0,
-    state INTEGER NOT NULL DEFAULT 0
+    state INTEGER NOT NULL DEFAULT 0,
+    seq INTEGER NOT NULL DEFAULT 0
 );
-CREATE INDEX IF NOT EXISTS queue_ready ON queue(priority DESC, id) WHERE state = 0;
 CREATE INDEX IF NOT EXISTS queue_site_state ON queue(site, state);
 CREATE TABLE IF NOT EXISTS sites (site TEXT PRIMARY KEY, elapsed_s REAL NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS log (
@@ -76,6 +76,11 @@ def open_state_db(path: str | Path) -> sqlite3.Connection:
     db.execute("PRAGMA synchronous=NORMAL")
     db.execute("PRAGMA foreign_keys=OFF")
     db.executescript(SCHEMA)
+    columns = {row[1] for row in db.execute("PRAGMA table_info(queue)")}
+    if "seq" not in columns:  # a job started before the queue had lanes: its entries keep seq 0
+        db.execute("ALTER TABLE queue ADD COLUMN seq INTEGER NOT NULL DEFAULT 0")
+    db.execute("DROP INDEX IF EXISTS queue_ready")
+    db.execute("CREATE INDEX IF NOT EXISTS queue_ready_seq ON queue(priority DESC, seq, id) WHERE state = 0")
     db.commit()
     return db
 

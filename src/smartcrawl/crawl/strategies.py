@@ -39,6 +39,18 @@ L'' than a marked URL of L', so on a site where one language's URLs carry no mar
 ranking crawls that whole section before the other one, and its pairs wait for their second half.
 Below ``min_score`` the links are crawled breadth-first, which interleaves the sections.
 
+With ``balance_languages`` (ours, ranking mode), those score-0 links (cost 101: mostly navigation
+within the page's language) are numbered in *lanes*, one per site and language of the page that
+found them: the k-th new link of the Finnish lane and the k-th of the English lane get the same
+number, ``LinkPriority.seq``, and the frontier orders a priority level by that number before
+first-in-first-out. The two languages' sections are then crawled in step, as two queues popped in
+turn, rather than breadth-first over the whole site, where the section entered first (the home
+page's language, one click nearer) is exhausted before the other. On a site whose pages do not
+link to their translations and whose URLs do not reveal them (``index.php?id=7150`` and
+``?id=3833``), translated sections that mirror each other's structure (the same menus, the same
+listing order) are then downloaded at the same pace, and a page's translation tends to come soon
+after it.
+
 robots.txt is fetched by Scrapy before any page of its host, outside the frontier (the best cost
 in Heritrix too). ``bfs`` gives every link cost 1; ``cld2`` gives cost 1 to links from pages in the
 pair and 2 to the others. With ``outside_pair="drop"`` the outlinks of pages outside the pair are
@@ -48,7 +60,7 @@ not followed at all, except those of seed pages, which get the lowest cost.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -56,7 +68,8 @@ import numpy as np
 
 from smartcrawl.crawl.config import StrategyConfig
 from smartcrawl.crawl.counterparts import CounterpartIndex
-from smartcrawl.crawl.scope import same_domain
+from smartcrawl.crawl.frontier import url_hostname
+from smartcrawl.crawl.scope import same_domain, site_domain
 from smartcrawl.crawl.scoring import UrlScorer
 from smartcrawl.crawl.url_marks import LanguageMarks
 
@@ -85,6 +98,7 @@ class LinkPriority:
 
     priority: int
     score: float | None = None
+    seq: int = 0  # order within the priority level before first-in-first-out (lanes; 0 = none)
 
 
 @dataclass
@@ -188,6 +202,9 @@ class SmartStrategy(Strategy):
         self.marks = LanguageMarks() if config.language_marks and config.mode == "ranking" else None
         self.marked_elsewhere = 0  # links marked as a language outside the pair: sent last
         self.marked_entries = 0  # links marked as a pair language on pages outside the pair: explored
+        # with balance_languages: per (site, language) lane, the score-0 links numbered so far; url -> seq
+        self._lanes: Counter[tuple[str, str]] = Counter()
+        self._lane_of: OrderedDict[str, int] = OrderedDict()
 
     @property
     def sees_every_page(self) -> bool:
@@ -261,11 +278,25 @@ class SmartStrategy(Strategy):
         self.pairs_skipped += len(targets) - len(ask)
         for i, score in zip(scored, (p_lang * p_par).tolist()):
             cost = self.cost_of_score(score if score >= self.config.min_score else 0.0)
+            seq = 0
             if self._elsewhere(links[i], hints):
                 cost = self.lowest_cost
                 self.marked_elsewhere += 1
-            out[i] = LinkPriority(priority_of(cost), float(score))
+            elif cost == worst and self.config.balance_languages:
+                seq = self._lane_seq(parent, links[i])
+            out[i] = LinkPriority(priority_of(cost), float(score), seq)
         return out
+
+    def _lane_seq(self, parent: ParentPage, url: str) -> int:
+        """With ``balance_languages``: the link's number in the lane of its site and its page's language."""
+        seq = self._lane_of.get(url)
+        if seq is None:
+            lane = (site_domain(url_hostname(parent.url)), parent.lang)
+            self._lanes[lane] += 1
+            seq = self._lane_of[url] = self._lanes[lane]
+            while len(self._lane_of) > self.lang_cache_size:
+                self._lane_of.popitem(last=False)
+        return seq
 
     def _mark(self, url: str, hints: Mapping[str, str] | None) -> str | None:
         """With ``language_marks``: the language the page's label or the URL's code names, if any."""
