@@ -178,6 +178,6 @@ def test_added_strategy_crawls_alone_and_is_labelled(evaluated: Path) -> None:
     out = evaluated / "results" / "eng-mlt" / "websim"
     summary = json.loads((out / "summary.json").read_text())
     plus = summary["strategies"]["smart_plus"]
-    assert plus["strategy"]["link_hints"] and plus["strategy"]["counterparts"] and plus["strategy"]["language_marks"]
+    assert all(plus["strategy"][k] for k in ("link_hints", "counterparts", "language_marks", "balance_languages"))
     assert plus["found_total"] == summary["truth"]["pairs_reached"] and 0 < plus["auc_share_oracle"] <= 1.0
-    assert "+CLD2+smart +link hints +counterparts +language marks +score floor (ours)" in (out / "table.md").read_text()
+    assert "+CLD2+smart +link hints +counterparts +language marks +score floor +language lanes (ours)" in (out / "table.md").read_text()

@@ -27,7 +27,7 @@ PAPER_LABELS: Mapping[str, str] = {"bfs": "BFS (Heritrix)", "cld2": "+CLD2", "sm
 # Our additions to the smart strategy (StrategyConfig flags), as they appear in a label.
 OUR_SIGNALS: Mapping[str, str] = {"link_hints": "link hints", "counterparts": "counterparts",
                                   "language_marks": "language marks",
-                                  "min_score": "score floor"}
+                                  "min_score": "score floor", "balance_languages": "language lanes"}
 REFERENCE_LABELS: Mapping[str, str] = {"random": "random order", "oracle": "oracle order"}
 REFERENCE_STYLES: Mapping[str, Mapping[str, Any]] = {
     "random": {"color": "0.55", "linestyle": "--", "marker": None},
