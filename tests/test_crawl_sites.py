@@ -50,3 +50,17 @@ def test_sites_table_joins_the_web_description_and_sums_by_switcher(tmp_path: Pa
 def test_sites_table_without_a_description(tmp_path: Path) -> None:
     text = crawl_sites.render(_results(tmp_path, tmp_path / "gone")).read_text(encoding="utf-8")
     assert "| a.test | 4 | 33.3 % |" in text and "switcher" not in text
+
+
+def test_ablation_table_gives_each_variants_change(tmp_path: Path) -> None:
+    from smartcrawl.analysis import crawl_ablation
+
+    for pair, shares in {"eng-fin": {"smart_plus": 0.8, "no_balance": 0.75}, "eng-mlt": {"smart_plus": 0.84}}.items():
+        out = tmp_path / pair / "websim"
+        out.mkdir(parents=True)
+        summary = {"pair": pair.split("-"), "strategies": {k: {"auc_share_oracle": v} for k, v in shares.items()}}
+        (out / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
+    text = crawl_ablation.render(tmp_path).read_text(encoding="utf-8")
+    assert "| eng-fin | 80.0 % | 75.0 % (-5.0) |" in text and "| eng-mlt | 84.0 % | - |" in text
+    with pytest.raises(FileNotFoundError, match="no results for web 'debian-docs'"):
+        crawl_ablation.render(tmp_path, "debian-docs")
