@@ -39,8 +39,8 @@ L'' than a marked URL of L', so on a site where one language's URLs carry no mar
 ranking crawls that whole section before the other one, and its pairs wait for their second half.
 Below ``min_score`` the links are crawled breadth-first, which interleaves the sections.
 
-With ``balance_languages`` (ours, ranking mode), those score-0 links (cost 101: mostly navigation
-within the page's language) are numbered in *lanes*, one per site and language of the page that
+With ``balance_languages`` (ours), the links at the worst score cost (101 in ranking mode, 2 in
+threshold mode: mostly navigation within the page's language) are numbered in *lanes*, one per site and language of the page that
 found them: the k-th new link of the Finnish lane and the k-th of the English lane get the same
 number, ``LinkPriority.seq``, and the frontier orders a priority level by that number before
 first-in-first-out. The two languages' sections are then crawled in step, as two queues popped in
