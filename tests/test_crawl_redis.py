@@ -303,3 +303,16 @@ def test_killed_worker_adopted_by_the_other(web: tuple[ServerHandle, list[str]],
     shared = SharedFrontier(redis.Redis.from_url(redis_url), f"test:{tmp_path.name}", "1")
     assert shared.in_flight("0") == [] and shared.unconfirmed("0") == []  # adopted by worker 1
     shared.close()
+
+
+def test_a_crawl_from_an_older_queue_format_is_refused(redis_url: str) -> None:
+    from smartcrawl.crawl.redisfrontier import JobIdentityMismatch
+
+    client = redis.Redis.from_url(redis_url)
+    identity = {"pair": ["eng", "fin"], "strategy": {"name": "bfs"}, "scope": "domain", "seeds": ["http://a.test/"]}
+    new = SharedFrontier(client, "fmt-new", "w1")
+    new.check_identity(identity)
+    SharedFrontier(client, "fmt-new", "w2").check_identity(identity)  # a second worker joins
+    client.hset("fmt-old:identity", "fixed", json.dumps({"pair": ["eng", "fin"]}))  # written before lanes
+    with pytest.raises(JobIdentityMismatch, match="older smartcrawl .*another crawl.redis_prefix"):
+        SharedFrontier(client, "fmt-old", "w1").check_identity(identity)

@@ -37,6 +37,8 @@ from smartcrawl.crawl.frontier import FrontierEntry, NewUrl, url_hostname
 from smartcrawl.crawl.urlnorm import fingerprint
 
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
+# The layout of the queue's sorted sets (redislua): 2 = members carry the lane number before the id.
+QUEUE_FORMAT = "2"
 
 
 class JobIdentityMismatch(ValueError):
@@ -279,6 +281,13 @@ class SharedFrontier:
         """
         fixed = {k: identity[k] for k in ("pair", "strategy", "scope") if k in identity}
         key = self.key("identity")
+        if not self.client.hexists(key, "fixed"):
+            self.client.hsetnx(key, "queue_format", QUEUE_FORMAT)
+        found = self.client.hget(key, "queue_format")
+        if (found.decode() if found else "1") != QUEUE_FORMAT:
+            raise JobIdentityMismatch(f"the shared crawl {self.prefix!r} was started by an older smartcrawl (queue "
+                                      f"format {(found or b'1').decode()}, this one writes {QUEUE_FORMAT}); finish it "
+                                      "with that version, or start afresh with another crawl.redis_prefix")
         self.client.hsetnx(key, "fixed", json.dumps(fixed, sort_keys=True))
         if identity.get("seeds"):
             self.client.hsetnx(key, "seeds", json.dumps(list(identity["seeds"])))
