@@ -113,8 +113,9 @@ class StrategyConfig:
     - ``min_score`` (smart, ranking mode; ours): scores below it count as 0, so links the models all
       but rule out are crawled breadth-first rather than in the order of their small scores;
     - ``balance_languages`` (smart; ours): the links at the worst score cost (score 0, or under
-      ``min_score``) are crawled in step across the pair's languages (one lane per site and language, taken in turn) rather than
-      breadth-first over the whole site (:mod:`smartcrawl.crawl.strategies`).
+      ``min_score``) are crawled in step across the pair's languages (one lane per site and
+      language, taken in turn) rather than breadth-first over the whole site
+      (:mod:`smartcrawl.crawl.strategies`).
     """
 
     name: StrategyName = "bfs"

@@ -10,9 +10,10 @@ a killed process loses at most the work of the pages in flight, which
 
 Order: highest priority first, then the lowest lane number (``NewUrl.seq``; 0 for every entry of a
 strategy without lanes), then first queued first (FIFO, so equal priorities crawl breadth-first).
-A state database from before lanes gets the column on opening, its entries lane 0. Entries of a site whose budget is spent are *parked* (state 3):
-they stay on disk, out of the way, and :meth:`Frontier.restore_parked` brings them back when a
-later run may have a larger budget.
+A state database from before lanes gets the column on opening, its entries lane 0.
+
+Entries of a site whose budget is spent are *parked* (state 3): they stay on disk, out of the way,
+and :meth:`Frontier.restore_parked` brings them back when a later run may have a larger budget.
 """
 
 from __future__ import annotations

@@ -40,14 +40,14 @@ ranking crawls that whole section before the other one, and its pairs wait for t
 Below ``min_score`` the links are crawled breadth-first, which interleaves the sections.
 
 With ``balance_languages`` (ours), the links at the worst score cost (101 in ranking mode, 2 in
-threshold mode: mostly navigation within the page's language) are numbered in *lanes*, one per site and language of the page that
-found them: the k-th new link of the Finnish lane and the k-th of the English lane get the same
-number, ``LinkPriority.seq``, and the frontier orders a priority level by that number before
-first-in-first-out. The two languages' sections are then crawled in step, as two queues popped in
-turn, rather than breadth-first over the whole site, where the section entered first (the home
-page's language, one click nearer) is exhausted before the other. On a site whose pages do not
-link to their translations and whose URLs do not reveal them (``index.php?id=7150`` and
-``?id=3833``), translated sections that mirror each other's structure (the same menus, the same
+threshold mode: mostly navigation within the page's language) are numbered in *lanes*, one per site
+and language of the page that found them: the k-th new link of the Finnish lane and the k-th of the
+English lane get the same number, ``LinkPriority.seq``, and the frontier orders a priority level by
+that number before first-in-first-out. The two languages' sections are then crawled in step, as two
+queues popped in turn, rather than breadth-first over the whole site, where the section entered
+first (the home page's language, one click nearer) is exhausted before the other. On a site whose
+pages do not link to their translations and whose URLs do not reveal them (``index.php?id=7150``
+and ``?id=3833``), translated sections that mirror each other's structure (the same menus, the same
 listing order) are then downloaded at the same pace, and a page's translation tends to come soon
 after it.
 
@@ -214,13 +214,13 @@ class SmartStrategy(Strategy):
     def rank(self, parent: ParentPage, links: Sequence[str],
              hints: Mapping[str, str] | None = None) -> Ranking:
         """Outlink priorities; with ``counterparts``, also the waiting links this download completes."""
-        priorities = self.outlink_priorities(parent, links, hints)
+        priorities, elsewhere = self._priorities(parent, links, hints)
         index = self.counterparts
         if index is None or not self.in_pair(parent):
             return Ranking(priorities, [])
         best = self._best()
-        waiting = [v for v, p in zip(links, priorities)
-                   if p is not None and p.score is not None and p.score < 1.0 and not self._elsewhere(v, hints)]
+        waiting = [v for i, (v, p) in enumerate(zip(links, priorities))
+                   if p is not None and p.score is not None and p.score < 1.0 and i not in elsewhere]
         again = [v for v in index.download(parent.url, parent.lang) if same_domain(parent.url, v)]
         index.offer(waiting)
         self.counterparts_again += len(again)
@@ -239,28 +239,35 @@ class SmartStrategy(Strategy):
     def outlink_priorities(self, parent: ParentPage, links: Sequence[str],
                            hints: Mapping[str, str] | None = None) -> list[LinkPriority | None]:
         """Score the same-domain links in one batch; fixed costs for the others (module table)."""
+        return self._priorities(parent, links, hints)[0]
+
+    def _priorities(self, parent: ParentPage, links: Sequence[str],
+                    hints: Mapping[str, str] | None) -> tuple[list[LinkPriority | None], set[int]]:
+        """:meth:`outlink_priorities`, and the indices of the links marked as a language outside the pair."""
         if not links:
-            return []
+            return [], set()
         if not self.in_pair(parent):
-            return self._entries(parent, links, hints, self._outside_pair(parent, len(links), self.lowest_cost))
+            outside = self._outside_pair(parent, len(links), self.lowest_cost)
+            return self._entries(parent, links, hints, outside), set()
         other = self.pair[1] if parent.lang == self.pair[0] else self.pair[0]
         cross_cost = self.lowest_cost if self.config.prioritize_same_domain else BEST_COST
         out: list[LinkPriority | None] = [LinkPriority(priority_of(cross_cost))] * len(links)
         scored = [i for i, v in enumerate(links) if same_domain(parent.url, v)]
+        elsewhere = {i for i in scored if self._elsewhere(links[i], hints)}
         # links our signals take for translations get score 1 without asking the models
         translations = {i for i in scored if self.config.link_hints and hints and hints.get(links[i]) == other}
         if self.counterparts is not None:
             # a link marked as another language (``?language=ger``) matches its page once the
             # language tokens are gone, but it is not the translation the pair needs
-            completing = {i for i in scored if i not in translations and self.counterparts.completes(links[i])
-                          and not self._elsewhere(links[i], hints)}
+            completing = {i for i in scored if i not in translations and i not in elsewhere
+                          and self.counterparts.completes(links[i])}
             self.counterparts_found += len(completing)
             translations |= completing
         for i in translations:
             out[i] = self._best()
         scored = [i for i in scored if i not in translations]
         if not scored:
-            return out
+            return out, elsewhere
         targets = [links[i] for i in scored]
         p_lang = self._lang_probs(targets, other)
         # score = p_lang x p_par <= p_lang: where p_lang alone already gives the worst cost (or falls
@@ -268,8 +275,7 @@ class SmartStrategy(Strategy):
         # link's priority, so it is not asked (the same ranking, less compute; the score logged is 0).
         worst = self.cost_of_score(0.0)
         ask = [j for j, p in enumerate(p_lang.tolist())
-               if p >= self.config.min_score and self.cost_of_score(p) != worst
-               and not self._elsewhere(targets[j], hints)]
+               if p >= self.config.min_score and self.cost_of_score(p) != worst and scored[j] not in elsewhere]
         p_par = np.zeros(len(targets))
         if ask:
             asked = self.scorer.parallel_probs([(parent.url, targets[j]) for j in ask])
@@ -279,13 +285,13 @@ class SmartStrategy(Strategy):
         for i, score in zip(scored, (p_lang * p_par).tolist()):
             cost = self.cost_of_score(score if score >= self.config.min_score else 0.0)
             seq = 0
-            if self._elsewhere(links[i], hints):
+            if i in elsewhere:
                 cost = self.lowest_cost
                 self.marked_elsewhere += 1
             elif cost == worst and self.config.balance_languages:
                 seq = self._lane_seq(parent, links[i])
             out[i] = LinkPriority(priority_of(cost), float(score), seq)
-        return out
+        return out, elsewhere
 
     def _lane_seq(self, parent: ParentPage, url: str) -> int:
         """With ``balance_languages``: the link's number in the lane of its site and its page's language."""
@@ -310,7 +316,7 @@ class SmartStrategy(Strategy):
 
     def _entries(self, parent: ParentPage, links: Sequence[str], hints: Mapping[str, str] | None,
                  out: list[LinkPriority | None]) -> list[LinkPriority | None]:
-        """With ``language_marks``, on a page outside the pair: same-domain links marked as a pair language get cost 101."""
+        """With ``language_marks``, on a page outside the pair: the site's links marked as a pair language get 101."""
         if self.marks is None:
             return out
         explore = LinkPriority(priority_of(self.cost_of_score(0.0)))
